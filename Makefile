@@ -1,0 +1,36 @@
+# One task runner. `make run` and `make test` work on a fresh machine with only Python 3.11+.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-lock
+
+.PHONY: run test lint bench clean-data help
+
+help:
+	@echo "make run    set up and serve the product with demo data on http://127.0.0.1:8000"
+	@echo "make test   set up and run the whole test suite"
+	@echo "make lint   ruff and mypy on the functional core"
+	@echo "make bench  the benchmark commands behind docs/performance.md"
+
+$(STAMP): requirements.lock
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.lock
+	@touch $(STAMP)
+
+run: $(STAMP)
+	DEBUG=1 $(BIN)/python manage.py run_local
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python manage.py bench_ingest --jobs 10000000
+
+clean-data:
+	-$(BIN)/python -m planner.embedded stop
+	rm -rf .data

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ForecastsConfig(AppConfig):
+    name = "forecasts"
+    verbose_name = "Demand: usage, organisation and forecasts"

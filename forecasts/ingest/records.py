@@ -1,0 +1,103 @@
+"""The normalised job record every accounting parser yields.
+
+Pure core: imports nothing from Django.  A parser turns bytes into a stream of
+``JobRecord`` (a finished job to store), ``Skipped`` (a record that is not a
+job: a step, a non-ended state, a header) and ``Rejected`` (a record that could
+not be understood).  Every record the parser reads becomes exactly one of the
+three, so ``records_read == jobs + skipped + rejected`` at the parser level;
+array ranges are expanded first, each element counting as one record.
+
+Units: times are timezone-aware UTC datetimes; memory in MB (10**6 bytes is not
+used: 1 MB = 1024 KB = 1,048,576 bytes, as schedulers report it); durations in
+seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Iterator, Union
+
+NO_ARRAY_INDEX = -1
+
+
+@dataclass(slots=True)
+class JobRecord:
+    cluster: str
+    job_id: str  # the base job id without array index or server suffix, e.g. "4103947"
+    array_index: int  # NO_ARRAY_INDEX (-1) when the job is not an array element
+    user: str
+    group: str
+    account: str
+    queue: str  # queue or partition
+    qos: str
+    submit: datetime | None
+    eligible: datetime | None
+    start: datetime | None
+    end: datetime | None
+    cores: int  # allocated cores (CPUs / slots)
+    nodes: int
+    gpus: int = 0
+    req_mem_mb: float | None = None  # total requested memory for the job
+    used_mem_mb: float | None = None  # peak resident memory (max RSS), where known
+    req_walltime_s: int | None = None
+    cpu_time_s: float | None = None  # user + system CPU time, where the format has it
+    exit_status: int | None = None
+    state: str = ""
+    node_list: str = ""
+    name: str = ""
+    line: int = 0  # 1-based line number (or record number for JSON) in the source
+
+    @property
+    def wall_s(self) -> float:
+        """Wall-clock seconds between start and end (0 when either is unknown)."""
+        if self.start is None or self.end is None:
+            return 0.0
+        return max(0.0, (self.end - self.start).total_seconds())
+
+    @property
+    def core_hours(self) -> float:
+        """Allocated cores x wall hours: what the job held, whether it used it or not."""
+        return self.cores * self.wall_s / 3600.0
+
+
+@dataclass(slots=True)
+class Skipped:
+    """A record read but deliberately not stored as a job (step, non-ended state...)."""
+
+    line: int
+    reason: str
+
+
+@dataclass(slots=True)
+class Rejected:
+    """A record that could not be parsed; kept with its raw text so nothing is lost."""
+
+    line: int
+    reason: str
+    raw: str = ""
+
+
+ParsedItem = Union[JobRecord, Skipped, Rejected]
+ParseStream = Iterator[ParsedItem]
+
+
+@dataclass(slots=True)
+class ParseCounts:
+    """Running totals for one parse; ``read`` always equals the sum of the rest."""
+
+    read: int = 0
+    jobs: int = 0
+    skipped: int = 0
+    rejected: int = 0
+    skipped_reasons: dict[str, int] = field(default_factory=dict)
+
+    def add(self, item: ParsedItem) -> None:
+        self.read += 1
+        if isinstance(item, JobRecord):
+            self.jobs += 1
+        elif isinstance(item, Skipped):
+            self.skipped += 1
+            self.skipped_reasons[item.reason] = self.skipped_reasons.get(item.reason, 0) + 1
+        else:
+            self.rejected += 1

@@ -1,0 +1,85 @@
+"""Load the demo institution idempotently: organisation, accounts, then each area's data.
+
+Each capability appends a step to DEMO_STEPS; every step must be safe to run again
+(update_or_create, or skip when its data is present) so a second `make run` is quick.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from importlib import import_module
+from pathlib import Path
+
+import yaml
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.db import transaction
+
+from forecasts.models import Department, Institution, Project
+from planner.roles import ADMIN, PLANNER, VIEWER
+
+FIXTURES = Path(settings.BASE_DIR) / "fixtures"
+DEMO_FILE = FIXTURES / "demo_institution.yaml"
+Log = Callable[[str], None]
+
+
+def _password(username: str) -> str:
+    """A per-install demo password, generated once and kept in the data directory."""
+    path = Path(settings.DATA_DIR) / f"demo-password-{username}"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(9))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def _user(username: str, group: str, *, superuser: bool = False) -> tuple[User, str]:
+    password = _password(username)
+    user, created = User.objects.get_or_create(username=username)
+    if created or not user.check_password(password):
+        user.set_password(password)
+    user.is_staff = superuser
+    user.is_superuser = superuser
+    user.save()
+    user.groups.add(Group.objects.get_or_create(name=group)[0])
+    return user, password
+
+
+@transaction.atomic
+def load_organisation(log: Log) -> dict[str, str]:
+    data = yaml.safe_load(DEMO_FILE.read_text())
+    inst = data["institution"]
+    Institution.objects.update_or_create(pk=1, defaults=inst)
+    depts = {}
+    for d in data["departments"]:
+        depts[d["code"]], _ = Department.objects.update_or_create(
+            code=d["code"], defaults={"name": d["name"]}
+        )
+    Department.objects.get_or_create(code="unassigned", defaults={"name": Department.UNASSIGNED})
+    for p in data["projects"]:
+        defaults = {"pi": p["pi"], "department": depts[p["department"]]}
+        Project.objects.update_or_create(name=p["name"], defaults=defaults)
+    credentials = {}
+    _, credentials["admin"] = _user("admin", ADMIN, superuser=True)
+    for p in data.get("planners", []):
+        _, credentials[p["username"]] = _user(p["username"], PLANNER)
+    for v in data.get("viewers", []):
+        user, credentials[v["username"]] = _user(v["username"], VIEWER)
+        for code in v["departments"]:
+            depts[code].viewers.add(user)
+    log(f"organisation: {inst['name']}, {len(depts)} departments, {len(data['projects'])} projects")
+    return credentials
+
+
+# (label, dotted path of a function taking a log callable); imported lazily, run in order.
+DEMO_STEPS: list[tuple[str, str]] = []
+
+
+def load_demo(log: Log) -> dict[str, str]:
+    """Run every demo step; returns the demo accounts' credentials."""
+    credentials = load_organisation(log)
+    for label, dotted in DEMO_STEPS:
+        module, _, func = dotted.rpartition(".")
+        log(f"{label}...")
+        getattr(import_module(module), func)(log)
+    return credentials

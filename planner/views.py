@@ -1,0 +1,96 @@
+"""Pages that belong to the product as a whole: dashboard, area landing pages, health."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+
+from forecasts.models import Department, Project
+from planner.areas import AREAS, AREAS_BY_SLUG
+from planner.celery import app as celery_app
+from planner.roles import sees_everything, visible_department_ids
+
+
+def dashboard(request: HttpRequest) -> HttpResponse:
+    ids = visible_department_ids(request.user)
+    departments = Department.objects.all() if ids is None else Department.objects.filter(id__in=ids)
+    areas = [a for a in AREAS if sees_everything(request.user) or not a.planners_only]
+    return render(
+        request,
+        "dashboard.html",
+        {
+            "areas": areas,
+            "departments": departments,
+            "project_count": Project.objects.filter(department__in=departments).count(),
+        },
+    )
+
+
+def area(request: HttpRequest, slug: str) -> HttpResponse:
+    """Landing page of an area that has no content of its own yet: its empty state."""
+    found = AREAS_BY_SLUG.get(slug)
+    if found is None:
+        raise Http404
+    if found.planners_only and not sees_everything(request.user):
+        return render(request, "403.html", status=403)
+    return render(request, "area_empty.html", {"area": found})
+
+
+def _database_ok() -> tuple[bool, str]:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        return True, "ok"
+    except Exception as exc:  # any failure means "not answering"
+        return False, f"{type(exc).__name__}: {exc}".strip()[:200]
+
+
+def _broker_ok() -> tuple[bool, str]:
+    try:
+        with celery_app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=2)
+        return True, "ok"
+    except Exception as exc:
+        return False, f"{type(exc).__name__}: {exc}".strip()[:200]
+
+
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when the database and the broker both answer, 503 otherwise (for load balancers)."""
+    db_ok, db_detail = _database_ok()
+    broker_ok, broker_detail = _broker_ok()
+    healthy = db_ok and broker_ok
+    return JsonResponse(
+        {
+            "status": "ok" if healthy else "unavailable",
+            "database": db_detail,
+            "broker": broker_detail,
+        },
+        status=200 if healthy else 503,
+    )
+
+
+def job_status_json(request: HttpRequest, pk: int) -> JsonResponse:
+    """Progress of one background job, for the progress bar (only its creator or a planner)."""
+    from django.shortcuts import get_object_or_404
+
+    from planner.jobs import job_status
+    from planner.models import BackgroundJob
+
+    job = get_object_or_404(BackgroundJob, pk=pk)
+    if not sees_everything(request.user) and job.created_by_id != request.user.pk:
+        raise Http404
+    return JsonResponse(job_status(job))
+
+
+def job_page(request: HttpRequest, pk: int) -> HttpResponse:
+    from django.shortcuts import get_object_or_404
+
+    from planner.models import BackgroundJob
+
+    job = get_object_or_404(BackgroundJob, pk=pk)
+    if not sees_everything(request.user) and job.created_by_id != request.user.pk:
+        raise Http404
+    return render(request, "job.html", {"job": job})

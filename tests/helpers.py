@@ -1,0 +1,35 @@
+"""Helpers the tests call: log in a persona, wait for a background job, save a screenshot."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "screenshots"
+
+
+def login(client: Any, user: Any) -> Any:
+    client.force_login(user)
+    return client
+
+
+def wait_for_job(job_id: int, timeout_s: float = 60) -> Any:
+    """Poll a BackgroundJob until it finishes; fails the test on timeout."""
+    from planner.models import BackgroundJob
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        job = BackgroundJob.objects.get(pk=job_id)
+        if job.status in (BackgroundJob.Status.SUCCEEDED, BackgroundJob.Status.FAILED):
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"background job {job_id} did not finish in {timeout_s} s")
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Save a full-page screenshot under screenshots/ for a person to look at."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
