@@ -1,0 +1,257 @@
+"""Hardware catalog: node types, storage systems and pipeline benchmarks (pure core, no Django).
+
+Units are in the field names: ``clock_ghz``, ``memory_gb``, ``price_usd``, ``power_w``,
+``usable_tb`` (decimal TB, 10**12 bytes), ``throughput_gbps`` (GB/s, decimal).
+
+Benchmark hours (the Minerva paper's convention, seed 000 section 6):
+``cpu_hours_per_sample`` is consumed CPU time per genome summed over all pipeline jobs;
+``wall_core_hours_per_sample`` is the core-hours the jobs held their cores ("blocked" hours,
+the paper's "wall hours"): CPU efficiency = cpu_hours / wall_core_hours.
+Batch benchmarks (Dell EMC, seed 001) instead give the run time of a batch of
+``samples`` genomes run ``samples_per_node`` to a node: genomes/day = 24 / run time x samples.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+STORAGE_KINDS = ("disk", "flash", "hybrid", "archive")
+DEFAULT_FULLNESS_LIMIT = 0.80  # GPFS degrades above 80 % full (seed 000, section 7.2)
+
+
+class CatalogError(ValueError):
+    """A catalog file is malformed; the message names the offending entry and field."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeType:
+    name: str
+    cpu_model: str
+    sockets: int
+    cores_per_node: int
+    base_clock_ghz: float
+    all_core_clock_ghz: float
+    arch_factor: float  # work per core per GHz relative to the reference architecture (1.0)
+    memory_gb: float
+    local_flash_tb: float
+    gpus: int
+    price_usd: float
+    power_w: float  # typical draw at load
+    rack_units: float
+    support_pct_per_year: float  # yearly support as % of price
+    lifetime_years: int
+    first_year: int  # first year it can be bought
+    flops_per_cycle_per_core: float  # double precision, for peak TF
+    last_year: int | None = None  # last year it can be bought (end of sale); None: no limit
+    source: str = ""
+    assumptions: str = ""
+
+    @property
+    def peak_gflops(self) -> float:
+        return self.cores_per_node * self.base_clock_ghz * self.flops_per_cycle_per_core
+
+    @property
+    def core_ghz(self) -> float:
+        """Clock x architecture: the work rate of one core relative to a 1 GHz reference core."""
+        return self.base_clock_ghz * self.arch_factor
+
+
+@dataclass(frozen=True, slots=True)
+class StorageSystem:
+    name: str
+    kind: str  # one of STORAGE_KINDS
+    raw_tb: float  # per unit
+    usable_tb: float  # per unit, after RAID / erasure coding, before the fullness limit
+    price_usd: float  # per unit
+    power_w: float  # per unit
+    throughput_gbps: float  # per unit; aggregate grows linearly with units
+    metadata_iops: float  # per unit
+    fullness_limit: float = DEFAULT_FULLNESS_LIMIT
+    cpu_efficiency: float | None = None  # CPU h / wall core-h of IO-bound pipelines on it
+    ceiling_concurrent_samples: float | None = None  # per unit; beyond it throughput degrades
+    ceiling_genomes_per_day: float | None = None  # per unit
+    tested_max_concurrent_samples: float | None = None  # ran this many without saturating
+    support_pct_per_year: float = 8.0
+    lifetime_years: int = 5
+    first_year: int = 2010
+    last_year: int | None = None  # end of sale; None: no limit
+    source: str = ""
+    assumptions: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Benchmark:
+    """One measured pipeline run; ``None`` where the source does not give the number."""
+
+    pipeline: str
+    sample_type: str
+    node_type: str
+    storage_system: str
+    source: str
+    samples: int = 1
+    nodes: int | None = None
+    samples_per_node: int | None = None
+    cpu_hours_per_sample: float | None = None
+    wall_core_hours_per_sample: float | None = None
+    wall_hours_per_batch: float | None = None  # run time of the whole batch, hours
+    genomes_per_day: float | None = None  # measured
+    saturated: bool = False  # the storage was past its ceiling in this run
+    note: str = ""
+
+    @property
+    def cpu_efficiency(self) -> float | None:
+        if self.cpu_hours_per_sample and self.wall_core_hours_per_sample:
+            return self.cpu_hours_per_sample / self.wall_core_hours_per_sample
+        return None
+
+    @property
+    def batch_hours(self) -> float | None:
+        """Batch run time: as measured, else derived from genomes/day = 24 / T x samples."""
+        if self.wall_hours_per_batch:
+            return self.wall_hours_per_batch
+        if self.genomes_per_day:
+            return 24.0 * self.samples / self.genomes_per_day
+        return None
+
+
+@dataclass(slots=True)
+class Catalog:
+    node_types: dict[str, NodeType] = field(default_factory=dict)
+    storage_systems: dict[str, StorageSystem] = field(default_factory=dict)
+    benchmarks: list[Benchmark] = field(default_factory=list)
+    source_path: str = ""
+
+    def node(self, name: str) -> NodeType:
+        try:
+            return self.node_types[name]
+        except KeyError:
+            raise KeyError(f"unknown node type {name!r}") from None
+
+    def storage(self, name: str) -> StorageSystem:
+        try:
+            return self.storage_systems[name]
+        except KeyError:
+            raise KeyError(f"unknown storage system {name!r}") from None
+
+    def pipelines(self) -> list[str]:
+        return sorted({b.pipeline for b in self.benchmarks})
+
+    def collapse_exponent(self, storage_name: str) -> float | None:
+        """Exponent a of genomes/day = g(C) x (C / n)^a beyond the ceiling C, fitted to saturated runs.
+
+        H600: 156 samples -> 252/day, 192 -> 147/day gives a = ln(252/147) / ln(192/156) = 2.60.
+        """
+        st = self.storage(storage_name)
+        if not st.ceiling_concurrent_samples:
+            return None
+        exps: list[float] = []
+        for sat in self.benchmarks:
+            if sat.storage_system != storage_name or not sat.saturated or not sat.genomes_per_day:
+                continue
+            ref = [
+                b for b in self.benchmarks
+                if b.storage_system == storage_name and not b.saturated and b.genomes_per_day
+                and b.pipeline == sat.pipeline and b.samples_per_node == sat.samples_per_node
+                and b.samples <= st.ceiling_concurrent_samples
+            ]
+            if not ref:
+                continue
+            best = max(ref, key=lambda b: b.samples)
+            g_ceiling = best.genomes_per_day * st.ceiling_concurrent_samples / best.samples
+            if sat.samples > st.ceiling_concurrent_samples and sat.genomes_per_day < g_ceiling:
+                exps.append(
+                    math.log(g_ceiling / sat.genomes_per_day)
+                    / math.log(sat.samples / st.ceiling_concurrent_samples)
+                )
+        return sum(exps) / len(exps) if exps else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "node_types": [asdict(n) for n in self.node_types.values()],
+            "storage_systems": [asdict(s) for s in self.storage_systems.values()],
+            "benchmarks": [asdict(b) for b in self.benchmarks],
+        }
+
+
+def _build(cls: type, raw: Any, where: str) -> Any:
+    if not isinstance(raw, dict):
+        raise CatalogError(f"{where}: expected a mapping, got {type(raw).__name__}")
+    names = set(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+    unknown = sorted(set(raw) - names)
+    if unknown:
+        raise CatalogError(f"{where}: unknown field(s) {', '.join(unknown)}")
+    try:
+        return cls(**raw)
+    except TypeError as exc:
+        raise CatalogError(f"{where}: {exc}") from None
+
+
+def catalog_from_dict(data: dict[str, Any], source_path: str = "") -> Catalog:
+    cat = Catalog(source_path=source_path)
+    for i, raw in enumerate(data.get("node_types") or []):
+        node = _build(NodeType, raw, f"node_types[{i}]")
+        if node.cores_per_node <= 0 or node.base_clock_ghz <= 0 or node.arch_factor <= 0:
+            raise CatalogError(f"node_types[{i}]: cores, clock and arch_factor must be positive")
+        cat.node_types[node.name] = node
+    for i, raw in enumerate(data.get("storage_systems") or []):
+        st = _build(StorageSystem, raw, f"storage_systems[{i}]")
+        if st.kind not in STORAGE_KINDS:
+            raise CatalogError(f"storage_systems[{i}].kind: {st.kind!r} not in {STORAGE_KINDS}")
+        if not 0 < st.fullness_limit <= 1:
+            raise CatalogError(f"storage_systems[{i}].fullness_limit: must be in (0, 1]")
+        cat.storage_systems[st.name] = st
+    for i, raw in enumerate(data.get("benchmarks") or []):
+        bench = _build(Benchmark, raw, f"benchmarks[{i}]")
+        if bench.node_type not in cat.node_types:
+            raise CatalogError(f"benchmarks[{i}].node_type: unknown node type {bench.node_type!r}")
+        if bench.storage_system not in cat.storage_systems:
+            raise CatalogError(
+                f"benchmarks[{i}].storage_system: unknown storage system {bench.storage_system!r}"
+            )
+        cat.benchmarks.append(bench)
+    return cat
+
+
+def load_catalog(path: str | Path) -> Catalog:
+    """Load a catalog YAML (keys ``node_types``, ``storage_systems``, ``benchmarks``)."""
+    p = Path(path)
+    with p.open(encoding="utf-8") as fh:
+        data = yaml.safe_load(fh) or {}
+    if not isinstance(data, dict):
+        raise CatalogError(f"{p}: expected a mapping at the top level")
+    return catalog_from_dict(data, source_path=str(p))
+
+
+_CSV_NUMERIC = {
+    "samples": int, "nodes": int, "samples_per_node": int, "cpu_hours_per_sample": float,
+    "wall_core_hours_per_sample": float, "wall_hours_per_batch": float, "genomes_per_day": float,
+}
+
+
+def load_benchmarks_csv(path: str | Path, catalog: Catalog) -> list[Benchmark]:
+    """Read extra benchmark rows (header = Benchmark field names) and append them to ``catalog``."""
+    added: list[Benchmark] = []
+    with Path(path).open(encoding="utf-8", newline="") as fh:
+        for i, row in enumerate(csv.DictReader(fh)):
+            raw: dict[str, Any] = {}
+            for key, val in row.items():
+                if val is None or val == "":
+                    continue
+                if key in _CSV_NUMERIC:
+                    raw[key] = _CSV_NUMERIC[key](val)
+                elif key == "saturated":
+                    raw[key] = val.strip().lower() in ("1", "true", "yes")
+                else:
+                    raw[key] = val
+            added.append(_build(Benchmark, raw, f"row {i + 2}"))
+    for i, b in enumerate(added):
+        if b.node_type not in catalog.node_types or b.storage_system not in catalog.storage_systems:
+            raise CatalogError(f"row {i + 2}: unknown node type or storage system")
+    catalog.benchmarks.extend(added)
+    return added

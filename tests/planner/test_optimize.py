@@ -1,0 +1,131 @@
+"""The MILP optimiser: optimality against exhaustive enumeration, infeasibility diagnosis, speed."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from planner.capacity import CostParams, Design, Purchase, YearDemand, evaluate_design
+from planner.catalog import Catalog, load_catalog
+from planner.costmodel import CostModel
+from planner.optimize import optimize_design
+from planner.scenario import optimize_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog(ROOT / "fixtures" / "catalog.yaml")
+
+
+def _enumerate(design: Design, catalog: Catalog, choices: dict[tuple[str, str, int], int]) -> float:
+    """Cheapest feasible NPV by trying every integer combination up to the given bounds."""
+    model = CostModel(catalog)
+    keys = list(choices)
+    best = math.inf
+    for combo in itertools.product(*(range(choices[k] + 1) for k in keys)):
+        purchases = [
+            Purchase(y, node_type=n if kind == "node" else None,
+                     storage_system=n if kind == "storage" else None, count=c)
+            for (kind, n, y), c in zip(keys, combo, strict=True) if c
+        ]
+        ev = evaluate_design(replace(design, purchases=purchases), catalog, model)
+        if ev.feasible:
+            best = min(best, ev.npv_usd)
+    return best
+
+
+def test_one_year_matches_enumeration(catalog: Catalog) -> None:
+    design = Design(
+        name="small", start_year=2015, end_year=2015,
+        demand={2015: YearDemand(2015, core_hours=5.0e5, storage_tb=1500, genomes_per_day=2,
+                                 ingest_tb_per_day=2, files=1e8)},
+        costs=CostParams(discount_rate=0.05),
+    )
+    nodes, stores = ["amd-interlagos", "haswell", "ivy-bridge"], ["flash-gss", "ibm-gss26"]
+    res = optimize_design(design, catalog, node_types=nodes, storage_systems=stores, mip_rel_gap=0.0)
+    assert res.status == "optimal"
+    choices = {("node", n, 2015): 6 for n in nodes} | {("storage", "ibm-gss26", 2015): 3,
+                                                          ("storage", "flash-gss", 2015): 2}
+    for p in res.purchases:
+        key = ("node", p.node_type, p.year) if p.node_type else ("storage", p.storage_system, p.year)
+        assert p.count < choices[key]  # optimum strictly inside the enumerated box
+    assert res.npv_usd == pytest.approx(_enumerate(design, catalog, choices), rel=1e-9)
+    assert res.evaluation is not None and res.evaluation.feasible
+    assert res.evaluation.npv_usd == pytest.approx(res.npv_usd, rel=1e-9)
+
+
+def test_two_years_with_budget_matches_enumeration(catalog: Catalog) -> None:
+    design = Design(
+        name="two-year", start_year=2015, end_year=2016, flash_days=0,
+        demand={2015: YearDemand(2015, core_hours=3.0e5, storage_tb=700, genomes_per_day=1, files=1e8),
+                2016: YearDemand(2016, core_hours=9.0e5, storage_tb=1500, genomes_per_day=3, files=1e8)},
+        budgets_usd={2015: 700_000},
+        costs=CostParams(discount_rate=0.08),
+    )
+    nodes, stores = ["amd-interlagos", "haswell"], ["ibm-gss26"]
+    res = optimize_design(design, catalog, node_types=nodes, storage_systems=stores, mip_rel_gap=0.0)
+    assert res.status == "optimal"
+    choices = {("node", "amd-interlagos", 2015): 4, ("node", "haswell", 2015): 3,
+               ("node", "haswell", 2016): 15, ("storage", "ibm-gss26", 2015): 2,
+               ("storage", "ibm-gss26", 2016): 2}
+    for p in res.purchases:
+        key = ("node", p.node_type, p.year) if p.node_type else ("storage", p.storage_system, p.year)
+        assert p.count < choices[key]
+    assert res.npv_usd == pytest.approx(_enumerate(design, catalog, choices), rel=1e-9)
+
+
+def test_infeasible_budget_reports_shortfall_and_budget_needed(catalog: Catalog) -> None:
+    design = Design(
+        name="poor", start_year=2015, end_year=2015,
+        demand={2015: YearDemand(2015, core_hours=5.0e6, storage_tb=3000, ingest_tb_per_day=5, files=1e8)},
+        budgets_usd={2015: 100_000},
+    )
+    res = optimize_design(design, catalog)
+    assert res.status == "infeasible"
+    assert res.shortfalls
+    assert {s.year for s in res.shortfalls} == {2015}
+    assert res.budget_needed_usd[2015] > 100_000
+    # the budget found is enough
+    rich = replace(design, budgets_usd={2015: res.budget_needed_usd[2015] * (1 + 1e-9)})
+    assert optimize_design(rich, catalog).status in ("optimal", "gap")
+    json.dumps(res.to_dict(), allow_nan=False)
+
+
+def test_infeasible_without_budget_names_constraint(catalog: Catalog) -> None:
+    # Only ivy-bridge allowed, but it is not sold after 2015: no way to meet 2017 compute.
+    design = Design(name="no-nodes", start_year=2017, end_year=2017,
+                    demand={2017: YearDemand(2017, core_hours=1e6)})
+    res = optimize_design(design, catalog, node_types=["ivy-bridge"])
+    assert res.status == "infeasible"
+    assert [(s.constraint, s.year) for s in res.shortfalls] == [("core_hours", 2017)]
+    assert res.shortfalls[0].shortfall == pytest.approx(1e6)
+    assert "core_hours in 2017 short by" in res.message
+
+
+def test_minerva_optimised(catalog: Catalog) -> None:
+    res = optimize_scenario(ROOT / "fixtures" / "scenarios" / "minerva_optimised.yaml", time_limit_s=20)
+    assert res.status in ("optimal", "gap")
+    assert res.mip_gap is not None and res.mip_gap <= 1e-3
+    assert res.evaluation is not None and res.evaluation.feasible
+    assert res.evaluation.npv_usd == pytest.approx(res.npv_usd, rel=1e-9)
+    json.dumps(res.to_dict(), allow_nan=False)
+
+
+def test_speed_20_node_types_10_storage() -> None:
+    from planner.bench_design import synthetic_catalog
+    from planner.scenario import load_scenario
+
+    sc = load_scenario(ROOT / "fixtures" / "scenarios" / "minerva_optimised.yaml")
+    big = synthetic_catalog(sc.catalog)
+    assert (len(big.node_types), len(big.storage_systems)) == (20, 10)
+    five = replace(sc.design, start_year=2015, end_year=2019)
+    res = optimize_design(five, big, time_limit_s=30, mip_rel_gap=1e-3)
+    assert res.status in ("optimal", "gap")
+    assert res.solve_seconds < 5.0
