@@ -163,7 +163,7 @@ class Catalog:
             if not ref:
                 continue
             best = max(ref, key=lambda b: b.samples)
-            g_ceiling = best.genomes_per_day * st.ceiling_concurrent_samples / best.samples
+            g_ceiling = (best.genomes_per_day or 0.0) * st.ceiling_concurrent_samples / best.samples
             if sat.samples > st.ceiling_concurrent_samples and sat.genomes_per_day < g_ceiling:
                 exps.append(
                     math.log(g_ceiling / sat.genomes_per_day)

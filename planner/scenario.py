@@ -113,7 +113,7 @@ class _V:
             self.err(where, f"must be >= 0, got {val!r}")
         return int(val)
 
-    def mapping(self, raw: Any, path: str, allowed: set[str]) -> dict[str, Any]:
+    def mapping(self, raw: Any, path: str, allowed: set[Any]) -> dict[str, Any]:
         if raw is None:
             return {}
         if not isinstance(raw, dict):
