@@ -48,9 +48,16 @@ def _database_ok() -> tuple[bool, str]:
 
 
 def _broker_ok() -> tuple[bool, str]:
+    from kombu import Connection
+
     try:
-        with celery_app.connection_for_write() as conn:
+        # A fresh connection each time: a pooled one could hide a broker that just went away.
+        conf = celery_app.conf
+        with Connection(conf.broker_url, transport_options=conf.broker_transport_options) as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
+            client = getattr(conn.default_channel, "client", None)
+            if client is not None and hasattr(client, "ping"):
+                client.ping()  # redis-py connects lazily: make it answer
         return True, "ok"
     except Exception as exc:
         return False, f"{type(exc).__name__}: {exc}".strip()[:200]

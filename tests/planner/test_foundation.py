@@ -94,15 +94,13 @@ def test_healthz_reports_database_and_broker(client: Any) -> None:
     assert response.json() == {"status": "ok", "database": "ok", "broker": "ok"}
 
 
-def test_healthz_is_503_when_the_broker_does_not_answer(client: Any, settings: Any) -> None:
+def test_healthz_is_503_when_the_broker_does_not_answer(client: Any, monkeypatch: Any) -> None:
     from planner.celery import app
 
-    original = app.conf.broker_url
-    app.conf.broker_url = "redis://127.0.0.1:1/0"  # nothing listens on port 1
-    try:
-        response = client.get("/healthz")
-    finally:
-        app.conf.broker_url = original
+    dead = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    monkeypatch.setenv("CELERY_BROKER_URL", dead)  # Celery reads the variable before its own conf
+    monkeypatch.setattr(app.conf, "broker_url", dead)
+    response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["database"] == "ok"
     assert response.json()["broker"] != "ok"
