@@ -1,0 +1,137 @@
+"""python manage.py bench_ingest --jobs N: the ingest path's speed and memory, measured in one run.
+
+Generates N realistic Slurm records deterministically (forecasts/ingest/synth.py) into a
+temporary file, then measures:
+  1. the full ingest path (parse + map + COPY + rollup) as `ingest_accounting` runs it;
+  2. a bare COPY of the same rows into an identical table (the ceiling);
+  3. re-ingesting the same file (every record a duplicate);
+  4. the usage query: monthly core-hours by department over all history;
+and the peak resident memory of this process.  Run it on a scratch data directory
+(`make bench` does) so the jobs do not land in your real database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand
+from django.db import connection
+
+from forecasts.ingest.copyrows import STAGING_COLUMNS, copy_line
+from forecasts.ingest.slurm import parse as parse_slurm
+from forecasts.ingest.synth import slurm_lines
+from forecasts.models import Cluster, IngestRun, UsageMonthly
+from forecasts.selectors import usage_monthly_by_department
+from forecasts.services.ingest import ingest_run_create, ingest_run_execute
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+class Command(BaseCommand):
+    help = "Benchmark accounting ingestion end to end against a bare COPY; prints JSON last."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--jobs", type=int, default=1_000_000)
+        parser.add_argument("--cluster", default="bench")
+        parser.add_argument("--keep", action="store_true", help="keep the benchmark's jobs afterwards")
+        parser.add_argument("--file", type=Path, default=None, help="reuse a generated file")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        n = options["jobs"]
+        say = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+        Cluster.objects.filter(name=options["cluster"]).exists() and self._drop(options["cluster"], say)
+        path = options["file"]
+        if path is None or not path.exists():
+            path = Path(tempfile.gettempdir()) / f"bench_slurm_{n}.txt"
+            if not path.exists():
+                say(f"generating {n:,} Slurm records into {path} ...")
+                with path.open("w") as out:
+                    out.writelines(slurm_lines(n, start=datetime(2013, 1, 1, tzinfo=UTC),
+                                               end=datetime(2016, 1, 1, tzinfo=UTC), growth_per_year=0.4))
+        size_mb = path.stat().st_size / 1e6
+
+        say("1/4 full ingest ...")
+        t = time.monotonic()
+        run = ingest_run_execute(ingest_run_create(cluster_name=options["cluster"], fmt="slurm",
+                                                   paths=[path]).pk)
+        full_s = time.monotonic() - t
+        assert run.records_read == run.jobs_ingested + run.duplicates + run.skipped + run.rejected
+
+        say("2/4 bare COPY of the same rows into an identical table ...")
+        copy_s = self._bare_copy(path, say)
+
+        say("3/4 re-ingest (all duplicates) ...")
+        t = time.monotonic()
+        again = ingest_run_execute(ingest_run_create(cluster_name=options["cluster"], fmt="slurm",
+                                                     paths=[path]).pk)
+        reingest_s = time.monotonic() - t
+
+        say("4/4 usage query ...")
+        timings = []
+        for _ in range(5):
+            t = time.monotonic()
+            rows = usage_monthly_by_department()
+            timings.append(time.monotonic() - t)
+        result = {
+            "jobs": n,
+            "file_mb": round(size_mb, 1),
+            "records_read": run.records_read,
+            "jobs_ingested": run.jobs_ingested,
+            "full_ingest_s": round(full_s, 2),
+            "full_ingest_jobs_per_s": round(run.records_read / full_s),
+            "bare_copy_s": round(copy_s, 2),
+            "bare_copy_jobs_per_s": round(run.jobs_ingested / copy_s),
+            "full_vs_bare_copy": round(copy_s / full_s, 3),
+            "reingest_s": round(reingest_s, 2),
+            "reingest_duplicates": again.duplicates,
+            "usage_query_ms": round(1000 * min(timings), 1),
+            "usage_query_rows": len(rows),
+            "rollup_rows": UsageMonthly.objects.count(),
+            "peak_rss_mb": round(_peak_rss_mb(), 1),
+            "cpus": os.cpu_count(),
+        }
+        if not options["keep"]:
+            self._drop(options["cluster"], say)
+        self.stdout.write(json.dumps(result))
+
+    def _bare_copy(self, path: Path, say: Any) -> float:
+        """COPY the parsed rows, pre-formatted, into a table like the jobs table: the ceiling."""
+        lines = []
+        with path.open("rb") as handle:
+            for item in parse_slurm(handle, cluster="bench"):
+                if type(item).__name__ == "JobRecord":
+                    lines.append(copy_line(item))
+        cols = ", ".join(f'"{c}"' for c in STAGING_COLUMNS)
+        with connection.cursor() as cursor:
+            cursor.execute("DROP TABLE IF EXISTS bench_copy")
+            cursor.execute("CREATE TABLE bench_copy (LIKE forecasts_job INCLUDING ALL)")
+            # the staging layout carries user/group/account text where the jobs table has identity_id
+            cursor.execute('ALTER TABLE bench_copy ADD COLUMN "user" text, ADD COLUMN "group" text, '
+                           "ADD COLUMN account text, ALTER COLUMN cluster_id DROP NOT NULL, "
+                           "ALTER COLUMN identity_id DROP NOT NULL, ALTER COLUMN wall_s DROP NOT NULL")
+            t = time.monotonic()
+            with cursor.copy(f"COPY bench_copy ({cols}) FROM STDIN") as cp:
+                for start in range(0, len(lines), 50_000):
+                    cp.write("".join(lines[start:start + 50_000]))
+            elapsed = time.monotonic() - t
+            cursor.execute("DROP TABLE bench_copy")
+        return elapsed
+
+    def _drop(self, cluster: str, say: Any) -> None:
+        say(f"removing benchmark cluster {cluster!r} ...")
+        target = Cluster.objects.get(name=cluster)
+        with connection.cursor() as cursor:
+            cursor.execute("DELETE FROM forecasts_usagemonthly WHERE cluster_id = %s", [target.pk])
+            cursor.execute("DELETE FROM forecasts_job WHERE cluster_id = %s", [target.pk])
+        IngestRun.objects.filter(cluster=target).delete()
+        target.delete()
