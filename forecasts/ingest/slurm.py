@@ -606,6 +606,8 @@ def _rows(
         and all(layout.has(c) for c in _HOT_COLUMNS)
         and not any(layout.has(c) for c in _EXTRA_COLUMNS)
     )
+    if not fast:
+        pad = True  # the careful path may read any (missing) column
     row = _row_parser(layout, ctx)
 
     parse_time = ctx.parse_time
