@@ -1,5 +1,16 @@
 """Demand-side models, one module per sub-domain."""
 
+from forecasts.models.chargeback import (
+    ComputeRate,
+    DepartmentAdjustment,
+    QosMultiplier,
+    RatePlan,
+    Statement,
+    StatementJob,
+    StatementLine,
+    StorageRate,
+)
+from forecasts.models.forecasting import ExternalSeries, ForecastFit, SequencerPlan
 from forecasts.models.org import Department, Institution, Project
 from forecasts.models.usage import (
     Cluster,
@@ -14,9 +25,19 @@ from forecasts.models.usage import (
 )
 
 __all__ = [
+    "ComputeRate",
+    "DepartmentAdjustment",
+    "QosMultiplier",
+    "RatePlan",
+    "Statement",
+    "StatementJob",
+    "StatementLine",
+    "StorageRate",
     "Cluster",
     "ClusterCapacity",
     "Department",
+    "ExternalSeries",
+    "ForecastFit",
     "Identity",
     "IdentityMapping",
     "IngestFile",
@@ -25,5 +46,6 @@ __all__ = [
     "Institution",
     "Job",
     "Project",
+    "SequencerPlan",
     "UsageMonthly",
 ]
