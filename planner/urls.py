@@ -9,6 +9,7 @@ api_v1 = [
     path("me/", api.me, name="api-me"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("", include("forecasts.api_ingest")),
     path("", include(api.router.urls)),
 ]
 
@@ -21,5 +22,6 @@ urlpatterns = [
     path("jobs/<int:pk>/", views.job_page, name="job"),
     path("jobs/<int:pk>.json", views.job_status_json, name="job-json"),
     path("api/v1/", include(api_v1)),
+    path("usage/", include("forecasts.urls_usage")),
     path("<slug:slug>/", views.area, name="area"),
 ]

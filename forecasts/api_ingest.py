@@ -1,0 +1,224 @@
+"""REST API for accounting ingestion (planners and admins) and monthly usage (everyone, scoped).
+
+POST /api/v1/ingestions/ (multipart: file, format, cluster, timezone) -> 202 with the run,
+its background job and where to poll; GET lists and reads runs with live progress;
+GET /api/v1/ingestions/{id}/rejections/ pages through rejected records;
+GET /api/v1/usage/monthly/ answers monthly core-hours by department from the rollups.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.urls import include, path, reverse
+from django.utils.text import slugify
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action, api_view
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.routers import SimpleRouter
+
+from forecasts.ingest.formats import FORMATS
+from forecasts.models import IngestRejection, IngestRun
+from forecasts.selectors import usage_monthly_by_department
+from forecasts.services.ingest import IngestError, ingest_run_create
+from forecasts.services.ingest_upload import (
+    DETECT,
+    IngestUploadHandler,
+    format_sniff,
+    ingest_run_enqueue,
+    too_large_message,
+    upload_discard,
+    upload_store,
+)
+from forecasts.views_usage import _month
+from planner.jobs import job_status
+from planner.roles import IsPlanner
+
+UPLOAD_SLACK_BYTES = 1 << 20
+
+
+class IngestionIn(serializers.Serializer):
+    file = serializers.FileField(help_text="The accounting file (plain, gzip, bzip2 or xz)")
+    format = serializers.ChoiceField(choices=[DETECT, *FORMATS], default=DETECT,
+                                     help_text="A format name, or 'detect' to read it from the content")
+    cluster = serializers.CharField(max_length=60, help_text="Cluster name (created if new)")
+    timezone = serializers.CharField(max_length=64, required=False, allow_blank=True,
+                                     help_text="IANA zone of local times in the log; default the cluster's")
+
+    def validate_cluster(self, value: str) -> str:
+        value = value.strip()
+        if slugify(value) != value:
+            raise serializers.ValidationError(
+                "A cluster name uses lower-case letters, digits and hyphens, such as "
+                f"{slugify(value) or 'minerva'!r}.")
+        return value
+
+
+class IngestFileOut(serializers.Serializer):
+    name = serializers.CharField()
+    size_bytes = serializers.IntegerField()
+    sha256 = serializers.CharField()
+
+
+class IngestionOut(serializers.ModelSerializer):
+    cluster = serializers.CharField(source="cluster.name")
+    created_by = serializers.CharField(source="created_by.username", allow_null=True, default=None)
+    files = IngestFileOut(many=True)
+    progress = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+    page_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = IngestRun
+        fields = ["id", "status", "cluster", "format", "timezone", "source", "created_by", "created_at",
+                  "started_at", "finished_at", "seconds", "files", "records_read", "jobs_ingested",
+                  "duplicates", "skipped", "rejected", "skipped_reasons", "core_hours", "first_start",
+                  "last_end", "error", "progress", "url", "page_url"]
+
+    def get_progress(self, run: IngestRun) -> dict[str, Any] | None:
+        """done/total/rate/ETA of the background job running (or that ran) this ingest."""
+        if run.background_job is None:
+            return None
+        s = job_status(run.background_job)
+        return {k: s[k] for k in ("id", "status", "done", "total", "unit", "fraction", "rate_per_s", "eta_s",
+                                  "elapsed_s", "message")}
+
+    def get_url(self, run: IngestRun) -> str:
+        return self._absolute(reverse("ingestion-detail", args=[run.pk]))
+
+    def get_page_url(self, run: IngestRun) -> str:
+        return self._absolute(reverse("ingest-run", args=[run.pk]))
+
+    def _absolute(self, url: str) -> str:
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request is not None else url
+
+
+class RejectionOut(serializers.ModelSerializer):
+    file = serializers.CharField(source="file.name")
+
+    class Meta:
+        model = IngestRejection
+        fields = ["file", "line", "reason", "raw"]
+
+
+class IngestionAccepted(serializers.Serializer):
+    run = serializers.IntegerField()
+    job = serializers.IntegerField()
+    format = serializers.CharField()
+    status = serializers.CharField()
+    status_url = serializers.CharField()
+    job_url = serializers.CharField()
+
+
+class IngestionViewSet(viewsets.ReadOnlyModelViewSet):
+    """Accounting ingest runs: upload a file to start one, then poll it for progress and counts."""
+
+    permission_classes = [IsPlanner]
+    serializer_class = IngestionOut
+    parser_classes = [MultiPartParser, FormParser]
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return (IngestRun.objects.select_related("cluster", "created_by", "background_job")
+                .prefetch_related("files").order_by("-created_at"))
+
+    def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
+        # Stream uploads straight into UPLOAD_DIR (checked against the limit) before anything
+        # (the CSRF check of session auth included) reads the body.
+        if request.method == "POST":
+            self._upload_handler = IngestUploadHandler(request)
+            request.upload_handlers = [self._upload_handler]
+        return super().initialize_request(request, *args, **kwargs)
+
+    @extend_schema(request={"multipart/form-data": IngestionIn}, responses={202: IngestionAccepted})
+    def create(self, request: Request) -> Response:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+        if length > settings.UPLOAD_MAX_BYTES + UPLOAD_SLACK_BYTES:
+            return Response({"file": [too_large_message(length)]}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        handler: IngestUploadHandler | None = getattr(self, "_upload_handler", None)
+        data = request.data
+        if handler is not None and handler.too_large:
+            return Response({"file": [too_large_message(handler.size)]},
+                            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        form = IngestionIn(data=data)
+        if not form.is_valid():
+            for uploaded in request.FILES.values():
+                if getattr(uploaded, "path", None) is not None:
+                    uploaded.close()
+                    upload_discard(uploaded.path)
+            return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)
+        path = upload_store(form.validated_data["file"])
+        fmt = form.validated_data["format"]
+        if fmt == DETECT:
+            fmt = format_sniff(path) or ""
+            if not fmt:
+                upload_discard(path)
+                return Response({"format": ["The format could not be recognised from the file's first 64 KB; "
+                                            f"pass one of: {', '.join(FORMATS)}."]},
+                                status=status.HTTP_400_BAD_REQUEST)
+        try:
+            run = ingest_run_create(cluster_name=form.validated_data["cluster"], fmt=fmt, paths=[path],
+                                    tz=(form.validated_data.get("timezone") or "").strip() or None,
+                                    user=request.user, source="api")
+        except (IngestError, ValueError) as exc:
+            upload_discard(path)
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        job = ingest_run_enqueue(run=run, user=request.user)
+        return Response({
+            "run": run.pk, "job": job.pk, "format": fmt, "status": run.status,
+            "status_url": request.build_absolute_uri(reverse("ingestion-detail", args=[run.pk])),
+            "job_url": request.build_absolute_uri(reverse("job-json", args=[job.pk])),
+        }, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(responses=RejectionOut(many=True))
+    @action(detail=True, methods=["get"])
+    def rejections(self, request: Request, pk: str | None = None) -> Response:
+        """Records of this run that could not be parsed: file, line, reason and the raw text."""
+        run = self.get_object()
+        rows = IngestRejection.objects.filter(run=run).select_related("file").order_by("file__position", "line")
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(RejectionOut(page, many=True).data)
+
+
+class UsageMonthlyOut(serializers.Serializer):
+    month = serializers.CharField(help_text="YYYY-MM (UTC calendar month of job end)")
+    department = serializers.CharField(help_text="department code")
+    department_name = serializers.CharField()
+    core_hours = serializers.FloatField(help_text="allocated cores x wall hours")
+    jobs = serializers.IntegerField()
+    users = serializers.IntegerField(help_text="distinct scheduler users active in the month")
+
+
+@extend_schema(
+    parameters=[OpenApiParameter(n, str, required=False, description=d) for n, d in (
+        ("cluster", "cluster name"), ("department", "department code"), ("queue", "queue / partition"),
+        ("start", "first month, YYYY-MM"), ("end", "last month, YYYY-MM"))],
+    responses=UsageMonthlyOut(many=True),
+)
+@api_view(["GET"])
+def usage_monthly(request: Request) -> Response:
+    """Monthly core-hours, jobs and active users per department; department viewers get only theirs."""
+    get = request.query_params
+    rows = usage_monthly_by_department(
+        user=request.user, cluster=get.get("cluster") or None, queue=get.get("queue") or None,
+        department=get.get("department") or None, start=_month(get.get("start")), end=_month(get.get("end")),
+    )
+    return Response([{
+        "month": r["month"].isoformat()[:7], "department": r["department__code"],
+        "department_name": r["department__name"], "core_hours": round(r["core_hours"] or 0, 4),
+        "jobs": r["jobs"], "users": r["users"],
+    } for r in rows])
+
+
+router = SimpleRouter()
+router.register("ingestions", IngestionViewSet, basename="ingestion")
+
+urlpatterns = [
+    path("usage/monthly/", usage_monthly, name="api-usage-monthly"),
+    path("", include(router.urls)),
+]
