@@ -13,7 +13,7 @@ import importlib
 import lzma
 import re
 import zlib
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from forecasts.ingest.records import ParsedItem
 

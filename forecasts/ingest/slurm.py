@@ -740,6 +740,13 @@ def _rows(
     return None
 
 
+def _rejected(lineno: int, reason: str, text: str, count: int) -> ParsedItem | list[ParsedItem]:
+    """One Rejected per record: an array range that fails is ``count`` records that fail."""
+    if count == 1:
+        return Rejected(lineno, reason, text[:2000])
+    return [Rejected(lineno, reason, text[:2000]) for _ in range(count)]
+
+
 RowFn = Callable[[list[str], int, str], "ParsedItem | list[ParsedItem]"]
 
 
@@ -941,14 +948,14 @@ def _row_parser(layout: Layout, ctx: _Context) -> RowFn:
                     i = i_syscpu
                     cpu_time_s = u + (parse_duration(p[i]) or 0.0)
         except FieldError as exc:
-            return Rejected(lineno, f"{fname(i)}: {exc}", text[:2000])
+            return _rejected(lineno, f"{fname(i)}: {exc}", text, count)
         except (ValueError, OverflowError):
-            return Rejected(lineno, f"{fname(i)}: {p[i]!r} is not an integer", text[:2000])
+            return _rejected(lineno, f"{fname(i)}: {p[i]!r} is not an integer", text, count)
         if nodes < 0 or cores < 0:
             i = i_nnodes if nodes < 0 else i_ncpus
-            return Rejected(lineno, f"{fname(i)}: {p[i]!r} is negative", text[:2000])
+            return _rejected(lineno, f"{fname(i)}: {p[i]!r} is negative", text, count)
         if start is not None and end is not None and end < start:
-            return Rejected(lineno, f"{fname(i_end)}: {end_s!r} is before Start {p[i_start]!r}", text[:2000])
+            return _rejected(lineno, f"{fname(i_end)}: {end_s!r} is before Start {p[i_start]!r}", text, count)
         cl = cluster_arg or p[i_cluster]
         req_wall = None if limit is None else int(limit)
         if type(idx) is int:

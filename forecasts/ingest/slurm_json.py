@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import codecs
 import json
-from datetime import datetime, timezone, tzinfo
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime, tzinfo
+from typing import Any
 
 from forecasts.ingest.records import NO_ARRAY_INDEX, JobRecord, ParsedItem, Rejected, Skipped
 from forecasts.ingest.slurm import (
@@ -39,7 +40,6 @@ from forecasts.ingest.slurm import (
     state_kind,
 )
 
-UTC = timezone.utc
 _WS = " \t\r\n"
 _BYTES_PER_MB = 1024 * 1024
 
@@ -63,10 +63,8 @@ class _Buffer:
         if self.eof:
             return False
         for raw in self._it:
-            if isinstance(raw, (bytes, bytearray, memoryview)):
-                chunk = self._dec.decode(bytes(raw))
-            else:
-                chunk = str(raw)
+            is_bytes = isinstance(raw, (bytes, bytearray, memoryview))
+            chunk = self._dec.decode(bytes(raw)) if is_bytes else str(raw)
             if chunk:
                 if self.pos > 1 << 16:
                     self.buf = self.buf[self.pos :]
@@ -141,8 +139,9 @@ def parse(lines: Iterable[bytes], *, cluster: str, tz: tzinfo = UTC) -> Iterator
             return
         if first == "[":
             buf.pos += 1
-            for job, record in _array_items(buf, decoder, record):
-                yield from _job_items(job, record, cluster)
+            for job, n in _array_items(buf, decoder, record):
+                record = n
+                yield from _job_items(job, n, cluster)
             return
         buf.expect("{")
         if buf.peek() == "}":
@@ -154,8 +153,9 @@ def parse(lines: Iterable[bytes], *, cluster: str, tz: tzinfo = UTC) -> Iterator
             buf.expect(":")
             if key == "jobs" and buf.peek() == "[":
                 buf.pos += 1
-                for job, record in _array_items(buf, decoder, record):
-                    yield from _job_items(job, record, cluster)
+                for job, n in _array_items(buf, decoder, record):
+                    record = n
+                    yield from _job_items(job, n, cluster)
             else:
                 buf.value(decoder)
             if buf.expect(",}") == "}":
@@ -381,13 +381,27 @@ def record_from_job(job: Any, *, cluster: str, line: int = 0) -> list[JobRecord]
     ]
 
 
+def array_size(job: Any) -> int:
+    """How many records a job object stands for: the size of an unsplit array range, else 1."""
+    try:
+        arr = job.get("array") if isinstance(job, dict) else None
+        if not isinstance(arr, dict) or not _int(arr.get("job_id"), "array.job_id"):
+            return 1
+        task = arr.get("task")
+        if _int(arr.get("task_id"), "array.task_id") is None and isinstance(task, str) and task.strip():
+            return len(expand_ranges(task.strip().strip("[]")))
+    except (ValueError, TypeError, AttributeError):
+        pass
+    return 1
+
+
 def _job_items(job: Any, record: int, cluster: str) -> list[ParsedItem]:
     """Exactly one item per job (per array element)."""
     try:
         recs = record_from_job(job, cluster=cluster, line=record)
     except (FieldError, ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
         raw = json.dumps(job, default=str)[:2000] if isinstance(job, (dict, list)) else repr(job)[:2000]
-        return [Rejected(record, f"job {record}: {exc}", raw)]
+        return [Rejected(record, f"job {record}: {exc}", raw) for _ in range(array_size(job))]
     state_raw = _state(job)
     state, kind = state_kind(state_raw)
     out: list[ParsedItem] = []
@@ -396,9 +410,7 @@ def _job_items(job: Any, record: int, cluster: str) -> list[ParsedItem]:
             out.append(Skipped(record, f"unknown state: {state or '(none)'}"))
         elif kind == "not_ended" or rec.end is None:
             out.append(Skipped(record, f"not ended: {state or 'no end time'}"))
-        elif rec.node_list in ("", "None assigned") and rec.start is None:
-            out.append(Skipped(record, SKIP_NEVER_RAN))
-        elif rec.node_list == "None assigned":
+        elif rec.node_list == "None assigned" or (not rec.node_list and rec.start is None):
             out.append(Skipped(record, SKIP_NEVER_RAN))
         else:
             out.append(rec)

@@ -36,14 +36,13 @@ What a planner needs, field by field:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Iterable, Iterator
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from forecasts.ingest.records import NO_ARRAY_INDEX, JobRecord, ParsedItem, Rejected, Skipped
 
-UTC = timezone.utc
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 N_FIELDS = 18
 FIELD_NAMES = (

@@ -231,7 +231,8 @@ def test_cluster_argument_wins() -> None:
 
 
 def test_crlf_blank_and_invalid_utf8() -> None:
-    raw = [XDMOD_ROW.encode() + b"\r\n", b"\n", b"   \n", b"\xff\xfe|garbage\n", row_with(JobName="a\xe0b").encode("latin-1")]
+    latin1 = row_with(JobName="a\xe0b").encode("latin-1")
+    raw = [XDMOD_ROW.encode() + b"\r\n", b"\n", b"   \n", b"\xff\xfe|garbage\n", latin1]
     items = list(slurm.parse(raw, cluster="c"))
     assert [type(i) for i in items] == [JobRecord, Rejected, JobRecord]
     assert isinstance(items[2], JobRecord) and items[2].name == "a\ufffdb"
@@ -359,7 +360,8 @@ def test_phillips_reproduces_xdmod_reference_figures() -> None:
     lo = datetime(2016, 12, 22, tzinfo=UTC)
     hi = datetime(2017, 1, 1, tzinfo=UTC) + timedelta(days=1)
     ended = [j for j in jobs(items) if j.end is not None and lo <= j.end < hi]
-    expected = {k: v["value"] for k, v in json.loads((SLURM / "xdmod_referencedata_phillips.expected.json").read_text()).items()}
+    reference = json.loads((SLURM / "xdmod_referencedata_phillips.expected.json").read_text())
+    expected = {k: v["value"] for k, v in reference.items()}
     assert len(ended) == expected["job_count"] == 4046
     assert sum(j.core_hours for j in ended) == pytest.approx(expected["total_cpu_hours"], abs=5e-4)
     assert sum(j.wall_s for j in ended) / 3600 == pytest.approx(expected["total_wallduration_hours"], abs=5e-4)
