@@ -1,5 +1,15 @@
 """Demand-side models, one module per sub-domain."""
 
+from forecasts.models.chargeback import (
+    ComputeRate,
+    DepartmentAdjustment,
+    QosMultiplier,
+    RatePlan,
+    Statement,
+    StatementJob,
+    StatementLine,
+    StorageRate,
+)
 from forecasts.models.forecasting import ExternalSeries, ForecastFit, SequencerPlan
 from forecasts.models.org import Department, Institution, Project
 from forecasts.models.usage import (
@@ -15,6 +25,14 @@ from forecasts.models.usage import (
 )
 
 __all__ = [
+    "ComputeRate",
+    "DepartmentAdjustment",
+    "QosMultiplier",
+    "RatePlan",
+    "Statement",
+    "StatementJob",
+    "StatementLine",
+    "StorageRate",
     "Cluster",
     "ClusterCapacity",
     "Department",
