@@ -53,7 +53,7 @@ import numpy.typing as npt
 MAX_SIZE_BYTES = 2**53  # 8 PiB: larger sizes are rejected (and keep float64 sums exact)
 MAX_LINE_BYTES = 65536
 MAX_RAW_CHARS = 300
-BLOCK_LINES = 16384  # lines per columnar chunk: bounds the transient numpy memory
+BLOCK_LINES = 65536  # lines per columnar chunk: bounds the transient numpy memory (~30 MB)
 
 KIND_FILE = ord("f")
 KIND_DIR = ord("d")
@@ -249,7 +249,7 @@ def span_hashes(bufp: U8, starts: I64, ends: I64) -> U64:
         rows *= np.arange(width, dtype=np.int64) < length[:, None]  # zero the bytes past the span
         words = rows.view("<u8")
         with np.errstate(over="ignore"):
-            h = (words * _WORD_WEIGHTS[:nwords]).sum(axis=1, dtype=np.uint64)
+            h = words @ _WORD_WEIGHTS[:nwords]  # integer matmul wraps modulo 2**64
             h = h + length.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
             out[sel] = _fmix64(h)
     return out
@@ -506,21 +506,30 @@ class FindTsvParser:
         n = len(nl)
         if n == 0:
             return []
-        tabs = special[what == delim] if delim <= 47 else np.flatnonzero(buf == delim)
-        slashes = special[what == 47] + PAD_BYTES
-        dots = special[what == 46] + PAD_BYTES
         ends = nl.astype(np.int64)
         starts = np.empty(n, dtype=np.int64)
         starts[0] = 0
         starts[1:] = ends[:-1] + 1
         ncols = len(self.columns)
         need = ncols - 1
-        tab_line = np.searchsorted(nl, tabs)
+        is_nl = what == 10
+        nl_before = np.cumsum(is_nl, dtype=np.int32)  # newlines up to each special byte: its line
+        tab_sp: I64 | None = None  # index of each delimiter among the special bytes
+        if delim <= 47:
+            tab_sp = np.flatnonzero(what == delim)
+            tabs = special[tab_sp]
+            tab_line = nl_before[tab_sp]
+        else:
+            tabs = np.flatnonzero(buf == delim)
+            tab_line = np.searchsorted(nl, tabs)
         per_line = np.bincount(tab_line, minlength=n)
         ok = per_line >= need if self.columns[-1] == "path" else per_line == need
         ok &= (ends - starts) <= MAX_LINE_BYTES
         idx = np.flatnonzero(ok)
-        ft = np.searchsorted(tab_line, idx)  # first delimiter of each good line
+        ft = (np.cumsum(per_line) - per_line)[idx]  # first delimiter of each good line
+        is_slash = what == 47
+        slashes = special[is_slash] + PAD_BYTES
+        slashes_at_nl = np.cumsum(is_slash, dtype=np.int32)[is_nl]  # slashes before each line end
         bufp = padded(buf)
         # field k spans [fs[k], fe[k]) in the padded buffer
         fs = [starts[idx] + PAD_BYTES] + [tabs[ft + k] + (1 + PAD_BYTES) for k in range(need)]
@@ -531,7 +540,7 @@ class FindTsvParser:
         good &= valid & (sizes <= MAX_SIZE_BYTES)
         mtimes = None
         if "mtime" in col:
-            mtimes, valid = _parse_epoch(bufp, fs[col["mtime"]], fe[col["mtime"]], dots)
+            mtimes, valid = _parse_epoch(bufp, fs[col["mtime"]], fe[col["mtime"]])
             good &= valid
         kinds = np.full(len(idx), KIND_FILE, dtype=np.uint8)
         if "type" in col:
@@ -553,14 +562,15 @@ class FindTsvParser:
             ks = np.concatenate([fs[col[c]][keep] for c in keyed])
             ke = np.concatenate([fe[col[c]][keep] for c in keyed])
             codes, names = _span_keys(bufp, ks, ke)
-            for i, c in enumerate(keyed):
-                part = codes[i * m : (i + 1) * m]
-                used, local = np.unique(part, return_inverse=True)
-                setattr(chunk, f"{c}_idx", local.ravel().astype(np.int64))
-                setattr(chunk, f"{c}_names", [names[j] for j in used.tolist()])
+            for i, c in enumerate(keyed):  # codes index the shared names list
+                setattr(chunk, f"{c}_idx", codes[i * m : (i + 1) * m])
+                setattr(chunk, f"{c}_names", names)
         if "path" in col:
             ps, pe = fs[col["path"]][keep], fe[col["path"]][keep]
-            last = np.searchsorted(slashes, pe) - 1
+            if self.columns[-1] == "path":
+                last = slashes_at_nl[idx][keep] - 1  # the line's last slash
+            else:
+                last = np.searchsorted(slashes, pe) - 1
             if len(slashes):
                 slash_pos = slashes[np.maximum(last, 0)]
                 parent_end = np.where((last >= 0) & (slash_pos >= ps), slash_pos, ps)
@@ -613,7 +623,8 @@ def _digits_window(bufp: U8, s: I64, e: I64) -> tuple[U8, npt.NDArray[np.bool_]]
     length = e - s
     w = windows(bufp, e - 16, 16)
     w = np.where(np.arange(16) >= (16 - length)[:, None], w, np.uint8(48))
-    valid = (length >= 1) & (length <= 16) & ((w - np.uint8(48)).max(axis=1) <= 9)
+    bad = ((w - np.uint8(48)) > 9).view(np.uint64)  # 16 flags as two words per row
+    valid = (length >= 1) & (length <= 16) & ((bad[:, 0] | bad[:, 1]) == 0)
     return w, valid
 
 
@@ -626,26 +637,44 @@ def _parse_uint(bufp: U8, s: I64, e: I64, width: int = 16) -> tuple[I64, npt.NDA
     return values.astype(np.int64), valid & (e - s <= width)
 
 
-def _parse_epoch(bufp: U8, s: I64, e: I64, dots: I64) -> tuple[F64, npt.NDArray[np.bool_]]:
+def _parse_epoch(bufp: U8, s: I64, e: I64) -> tuple[F64, npt.NDArray[np.bool_]]:
     """Vectorised epoch seconds ``digits[.digits]`` (empty = unknown); whole seconds kept."""
+    width = 24
     length = e - s
-    nxt = np.searchsorted(dots, s)
-    dot = dots[np.minimum(nxt, len(dots) - 1)] if len(dots) else e
-    has_dot = (dot < e) if len(dots) else np.zeros(len(s), dtype=bool)
-    int_end = np.where(has_dot, dot, e)
-    secs, valid = _parse_uint(bufp, s, int_end, 12)
-    frac_len = e - int_end - 1
-    _, frac_ok = _digits_window(bufp, int_end + 1, e)
-    valid &= ~has_dot | (frac_len == 0) | frac_ok
+    w = windows(bufp, s, width)
+    isdot = w == 46
+    first = np.argmax(isdot, axis=1)
+    dot_at = np.where(isdot[np.arange(len(s)), first], first, width)
+    dot_at = np.minimum(dot_at, length)  # a dot past the field belongs to another field
+    j = np.arange(width)
+    bad = (((w - np.uint8(48)) > 9) & (j < length[:, None]) & (j != dot_at[:, None])).view(np.uint64)
+    secs, valid = _parse_uint(bufp, s, s + dot_at, 12)
+    valid &= (length <= width) & ((bad[:, 0] | bad[:, 1] | bad[:, 2]) == 0)
     valid |= length == 0
     return np.where(length == 0, np.nan, secs.astype(np.float64)), valid
 
 
+def run_heads(values: npt.NDArray[np.generic]) -> I64:
+    """Indexes where a run of equal consecutive values starts (scans list a directory at a time)."""
+    if not len(values):
+        return np.zeros(0, dtype=np.int64)
+    change = np.empty(len(values), dtype=bool)
+    change[0] = True
+    np.not_equal(values[1:], values[:-1], out=change[1:])
+    return np.flatnonzero(change)
+
+
 def _span_keys(bufp: U8, s: I64, e: I64) -> tuple[I64, list[str]]:
-    """Codes (equal text, equal code) and the text of each code, for byte spans."""
-    uniq, first, inv = np.unique(span_hashes(bufp, s, e), return_index=True, return_inverse=True)
-    names = [_text(bytes(bufp[s[i] : e[i]])) for i in first.tolist()]
-    return inv.ravel().astype(np.int64), names
+    """Codes (equal text, equal code) and the text of each code, for byte spans.
+
+    Sorts only the heads of runs of equal values: consecutive lines mostly share an owner.
+    """
+    h = span_hashes(bufp, s, e)
+    heads = run_heads(h)
+    uniq, first, inv = np.unique(h[heads], return_index=True, return_inverse=True)
+    run_id = np.repeat(np.arange(len(heads)), np.diff(np.append(heads, len(h))))
+    names = [_text(bytes(bufp[s[heads[i]] : e[heads[i]]])) for i in first.tolist()]
+    return inv.ravel().astype(np.int64)[run_id], names
 
 
 # --------------------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ from forecasts.storage.parsers import (
     Rejected,
     chunk_from_entries,
     iter_blocks,
+    run_heads,
 )
 from forecasts.units import BYTES_PER_KB, bytes_to_tb
 
@@ -263,8 +264,10 @@ class ScanAccumulator:
             self.files_by_mtime_day += np.bincount(days, minlength=N_DAYS)
             self.bytes_by_mtime_day += _wsum(days, sizes[known], N_DAYS)
         if chunk.parent_hash is not None:
-            keys, counts = np.unique(chunk.parent_hash[sel], return_counts=True)
-            self.dirs.add(keys, counts.astype(np.int64))
+            # runs of one directory collapse here; repeats across runs merge when the sample compacts
+            parents = chunk.parent_hash[sel]
+            heads = run_heads(parents)
+            self.dirs.add(parents[heads], np.diff(np.append(heads, len(parents))).astype(np.int64))
         if chunk.allocated is not None:
             self.allocated_bytes += int(chunk.allocated[sel].sum())
             self.allocated_files += n_files
