@@ -547,7 +547,7 @@ class _Context:
         self.lineno = 0
         self.header_text = ""
         self.caches: dict[str, dict[str, Any]] = {
-            "state": {}, "mem": {}, "gpus": {}, "limit": {}, "exit": {}, "int": {}
+            "state": {}, "mem": {}, "gpus": {}, "limit": {}, "exit": {}, "int": {}, "ended": {}
         }  # fmt: skip
 
 
@@ -617,12 +617,12 @@ def _rows(
     utc = parse_time.is_utc
     fromiso = _fromiso
     caches = ctx.caches
-    state_c: dict[str, tuple[str, str]] = caches["state"]
     mem_c: dict[str, tuple[float, str] | None] = caches["mem"]
     gpus_c: dict[str, int] = caches["gpus"]
     limit_c: dict[str, int | None] = caches["limit"]
     exit_c: dict[str, int | None] = caches["exit"]
     int_c: dict[str, int] = caches["int"]
+    ended_c: dict[str, str] = caches["ended"]  # raw State text -> normalised, ended states only
     no_index = NO_ARRAY_INDEX
     m_ = _MISS
     lineno = ctx.lineno - (1 if pending is not None else 0)
@@ -663,9 +663,9 @@ def _rows(
         if fast:
             try:
                 job_id = p[i_jid]
-                sk = state_c.get(p[i_state])
+                state = ended_c.get(p[i_state])
                 node_list = p[i_nodelist]
-                if job_id.isdigit() and sk is not None and sk[1] == "ended" and node_list != "None assigned":
+                if state is not None and job_id.isdigit() and node_list != "None assigned":
                     s = p[i_submit]
                     submit = tget(s, m_)
                     if submit is m_:
@@ -716,7 +716,7 @@ def _rows(
                             cluster_arg or p[i_cluster], job_id, no_index, p[i_user], p[i_group], p[i_acct],
                             p[i_part], p[i_qos], submit, eligible, start, end, cores, nodes, gpus,
                             req_mem_mb, None, limit, None, exit_status,
-                            sk[0], node_list, p[i_name], lineno,
+                            state, node_list, p[i_name], lineno,
                         )  # fmt: skip
                         continue
             except (ValueError, KeyError, TypeError, OverflowError):
@@ -805,6 +805,7 @@ def _row_parser(layout: Layout, ctx: _Context) -> RowFn:
     limit_c: dict[str, int | None] = caches["limit"]
     exit_c: dict[str, int | None] = caches["exit"]
     int_c: dict[str, int] = caches["int"]
+    ended_c: dict[str, str] = caches["ended"]
     none_times = _TIME_NONE
 
     def row(p: list[str], lineno: int, text: str) -> ParsedItem | list[ParsedItem]:
@@ -831,6 +832,8 @@ def _row_parser(layout: Layout, ctx: _Context) -> RowFn:
                 state, kind = state_c[st]
             except KeyError:
                 state, kind = _cache_get(state_c, state_kind, st)
+                if kind == "ended" and len(ended_c) < _CACHE_LIMIT:
+                    ended_c[st] = state
         else:
             state, kind = "", "ended"
         end_s = p[i_end]
@@ -958,7 +961,7 @@ def _row_parser(layout: Layout, ctx: _Context) -> RowFn:
             return _rejected(lineno, f"{fname(i_end)}: {end_s!r} is before Start {p[i_start]!r}", text, count)
         cl = cluster_arg or p[i_cluster]
         req_wall = None if limit is None else int(limit)
-        if type(idx) is int:
+        if isinstance(idx, int):
             return JobRecord(
                 cl, job_id, idx, p[i_user], p[i_group], p[i_acct], p[i_part], p[i_qos],
                 submit, eligible, start, end, cores, nodes, gpus, req_mem_mb, used_mem_mb,

@@ -178,6 +178,14 @@ def _array_items(buf: _Buffer, decoder: json.JSONDecoder, record: int) -> Iterat
 # ---------------------------------------------------------------------------- one job
 
 
+def _obj(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
+def _list(v: Any) -> list[Any]:
+    return v if isinstance(v, list) else []
+
+
 def _num(v: Any) -> Any:
     """Unwrap ``{"set": .., "infinite": .., "number": n}``; unset / infinite -> None."""
     if isinstance(v, dict):
@@ -283,7 +291,7 @@ def record_from_job(job: Any, *, cluster: str, line: int = 0) -> list[JobRecord]
         raise FieldError("job_id is missing")
     job_id = str(jid)
     indexes: list[int] = [NO_ARRAY_INDEX]
-    arr = job.get("array") if isinstance(job.get("array"), dict) else {}
+    arr = _obj(job.get("array"))
     arr_job = _int(arr.get("job_id"), "array.job_id") if arr else None
     if arr_job:
         task_id = _int(arr.get("task_id"), "array.task_id")
@@ -292,13 +300,13 @@ def record_from_job(job: Any, *, cluster: str, line: int = 0) -> list[JobRecord]
             job_id, indexes = str(arr_job), [task_id]
         elif isinstance(task, str) and task.strip():
             job_id, indexes = str(arr_job), expand_ranges(task.strip().strip("[]"))
-    het = job.get("het") if isinstance(job.get("het"), dict) else {}
+    het = _obj(job.get("het"))
     het_id = _int(het.get("job_id"), "het.job_id") if het else None
     het_off = _int(het.get("job_offset"), "het.job_offset") if het else None
     if het_id and het_off is not None:
         job_id = f"{het_id}+{het_off}"
 
-    t = job.get("time") if isinstance(job.get("time"), dict) else {}
+    t = _obj(job.get("time"))
     submit = _time(t.get("submission"), "time.submission")
     eligible = _time(t.get("eligible"), "time.eligible")
     start = _time(t.get("start"), "time.start")
@@ -311,7 +319,7 @@ def record_from_job(job: Any, *, cluster: str, line: int = 0) -> list[JobRecord]
     tres = job.get("tres")
     alloc = _tres_list(tres, "allocated")
     req = _tres_list(tres, "requested")
-    required = job.get("required") if isinstance(job.get("required"), dict) else {}
+    required = _obj(job.get("required"))
     cores = _tres_count(alloc, "cpu")
     if cores is None:
         cores = _int(required.get("CPUs"), "required.CPUs") or 0
@@ -337,17 +345,17 @@ def record_from_job(job: Any, *, cluster: str, line: int = 0) -> list[JobRecord]
 
     cpu_time_s = _cpu_seconds(t.get("total"))
     used_mem_mb: float | None = None
-    steps = job.get("steps") if isinstance(job.get("steps"), list) else []
+    steps = _list(job.get("steps"))
     if steps:
         step_cpu = 0.0
         peak = 0
         for step in steps:
             if not isinstance(step, dict):
                 continue
-            st_time = step.get("time") if isinstance(step.get("time"), dict) else {}
+            st_time = _obj(step.get("time"))
             step_cpu += _cpu_seconds(st_time.get("total")) or 0.0
-            st_tres = step.get("tres") if isinstance(step.get("tres"), dict) else {}
-            st_req = st_tres.get("requested") if isinstance(st_tres.get("requested"), dict) else {}
+            st_tres = _obj(step.get("tres"))
+            st_req = _obj(st_tres.get("requested"))
             for item in st_req.get("max", []) if isinstance(st_req.get("max"), list) else []:
                 if isinstance(item, dict) and item.get("type") == "mem":
                     peak = max(peak, _int(item.get("count"), "step tres mem") or 0)
@@ -358,7 +366,7 @@ def record_from_job(job: Any, *, cluster: str, line: int = 0) -> list[JobRecord]
     if not cpu_time_s:
         cpu_time_s = None
 
-    assoc = job.get("association") if isinstance(job.get("association"), dict) else {}
+    assoc = _obj(job.get("association"))
     state, _kind = state_kind(_state(job))
     cl = cluster or str(job.get("cluster") or assoc.get("cluster") or "")
     user = str(job.get("user") or assoc.get("user") or "")
