@@ -495,46 +495,13 @@ class FindTsvParser:
 
     def _parse_block_fast(self, block: bytes, first_line_no: int) -> list[EntryChunk]:
         assert self.delimiter is not None
-        if b"\x00" in block or b"\r" in block or len(self.delimiter) != 1:
+        path_last = self.columns[-1] == "path"
+        f = _split_fields(block, self.delimiter, len(self.columns) - 1, path_last)
+        if f is None:
             return self._slow(block, first_line_no)
-        buf = np.frombuffer(block, dtype=np.uint8)
-        delim = self.delimiter[0]
-        # one pass finds newlines, tabs, commas, dots and slashes together (all bytes <= 47)
-        special = np.flatnonzero(buf <= 47)
-        what = buf[special]
-        nl = special[what == 10]
-        n = len(nl)
-        if n == 0:
+        if not f.n:
             return []
-        ends = nl.astype(np.int64)
-        starts = np.empty(n, dtype=np.int64)
-        starts[0] = 0
-        starts[1:] = ends[:-1] + 1
-        ncols = len(self.columns)
-        need = ncols - 1
-        is_nl = what == 10
-        nl_before = np.cumsum(is_nl, dtype=np.int32)  # newlines up to each special byte: its line
-        tab_sp: I64 | None = None  # index of each delimiter among the special bytes
-        if delim <= 47:
-            tab_sp = np.flatnonzero(what == delim)
-            tabs = special[tab_sp]
-            tab_line = nl_before[tab_sp]
-        else:
-            tabs = np.flatnonzero(buf == delim)
-            tab_line = np.searchsorted(nl, tabs)
-        per_line = np.bincount(tab_line, minlength=n)
-        ok = per_line >= need if self.columns[-1] == "path" else per_line == need
-        ok &= (ends - starts) <= MAX_LINE_BYTES
-        idx = np.flatnonzero(ok)
-        ft = (np.cumsum(per_line) - per_line)[idx]  # first delimiter of each good line
-        is_slash = what == 47
-        slashes = special[is_slash] + PAD_BYTES
-        slashes_at_nl = np.cumsum(is_slash, dtype=np.int32)[is_nl]  # slashes before each line end
-        bufp = padded(buf)
-        # field k spans [fs[k], fe[k]) in the padded buffer
-        fs = [starts[idx] + PAD_BYTES] + [tabs[ft + k] + (1 + PAD_BYTES) for k in range(need)]
-        fe = [tabs[ft + k] + PAD_BYTES for k in range(need)] + [ends[idx] + PAD_BYTES]
-        col = self._index
+        fs, fe, bufp, col = f.fs, f.fe, f.bufp, self._index
         good = bufp[fs[0]] != 35  # a '#' line is a comment, whatever its columns
         sizes, valid = _parse_uint(bufp, fs[col["size"]], fe[col["size"]], 16)
         good &= valid & (sizes <= MAX_SIZE_BYTES)
@@ -542,7 +509,7 @@ class FindTsvParser:
         if "mtime" in col:
             mtimes, valid = _parse_epoch(bufp, fs[col["mtime"]], fe[col["mtime"]])
             good &= valid
-        kinds = np.full(len(idx), KIND_FILE, dtype=np.uint8)
+        kinds = np.full(len(f.idx), KIND_FILE, dtype=np.uint8)
         if "type" in col:
             ts, te = fs[col["type"]], fe[col["type"]]
             tlen = te - ts
@@ -551,39 +518,21 @@ class FindTsvParser:
             letter = bufp[ts]
             kinds = np.where(one, letter, KIND_FILE).astype(np.uint8)
             kinds[one & (letter != KIND_FILE) & (letter != KIND_DIR) & (letter != KIND_LINK)] = KIND_OTHER
-        bad_rows = np.concatenate([np.flatnonzero(~ok), idx[~good]])
         keep = good
         chunk = EntryChunk(sizes=sizes[keep], kinds=kinds[keep])
         chunk.mtimes = None if mtimes is None else mtimes[keep]
-        keyed = [c for c in ("owner", "group") if c in col]
-        if keyed:
-            # owners and groups hashed in one call, then grouped by hash
-            m = int(keep.sum())
-            ks = np.concatenate([fs[col[c]][keep] for c in keyed])
-            ke = np.concatenate([fe[col[c]][keep] for c in keyed])
-            codes, names = _span_keys(bufp, ks, ke)
-            for i, c in enumerate(keyed):  # codes index the shared names list
-                setattr(chunk, f"{c}_idx", codes[i * m : (i + 1) * m])
-                setattr(chunk, f"{c}_names", names)
+        _set_keys(chunk, f, keep, {c: col[c] for c in ("owner", "group") if c in col})
         if "path" in col:
             ps, pe = fs[col["path"]][keep], fe[col["path"]][keep]
-            if self.columns[-1] == "path":
-                last = slashes_at_nl[idx][keep] - 1  # the line's last slash
-            else:
-                last = np.searchsorted(slashes, pe) - 1
-            if len(slashes):
-                slash_pos = slashes[np.maximum(last, 0)]
-                parent_end = np.where((last >= 0) & (slash_pos >= ps), slash_pos, ps)
-            else:
-                parent_end = ps
-            chunk.parent_hash = span_hashes(bufp, ps, parent_end)
+            chunk.parent_hash = _parent_hashes(f, keep, ps, pe, path_last)
         chunk.report.add_entries(len(chunk))
+        bad_rows = np.concatenate([np.flatnonzero(~f.ok), f.idx[~good]])
         if not len(bad_rows):
             return [chunk]
         bad_rows.sort()
         saved = (self.delimiter, self.columns)
         items = [
-            self.parse_line(block[starts[r] : ends[r]], first_line_no + int(r)) for r in bad_rows.tolist()
+            self.parse_line(block[f.starts[r] : f.ends[r]], first_line_no + int(r)) for r in bad_rows.tolist()
         ]
         if (self.delimiter, self.columns) != saved:
             # a header in mid-block changed the layout: redo the whole block line by line
@@ -595,6 +544,90 @@ class FindTsvParser:
     def _slow(self, block: bytes, first_line_no: int) -> list[EntryChunk]:
         lines = lines_of_block(block)
         return [_chunk_from_items([self.parse_line(ln, first_line_no + i) for i, ln in enumerate(lines)])]
+
+
+@dataclass(slots=True)
+class _Fields:
+    """A block split into lines and delimited fields (offsets into the padded buffer)."""
+
+    n: int  # lines in the block
+    starts: I64  # line starts and ends in the block (unpadded)
+    ends: I64
+    ok: npt.NDArray[np.bool_]  # lines with the right number of delimiters
+    idx: I64  # the ok lines' numbers
+    fs: list[I64]  # field k of ok line i spans [fs[k][i], fe[k][i]) in bufp
+    fe: list[I64]
+    bufp: U8
+    slashes: I64  # slash offsets in bufp
+    slashes_at_nl: npt.NDArray[np.int32]  # slashes before each line's end
+
+
+def _split_fields(block: bytes, delimiter: bytes, need: int, last_absorbs: bool) -> _Fields | None:
+    """Vectorised split of whole lines at their first ``need`` delimiters (None: not possible)."""
+    if b"\x00" in block or b"\r" in block or len(delimiter) != 1:
+        return None
+    buf = np.frombuffer(block, dtype=np.uint8)
+    delim = delimiter[0]
+    # one pass finds newlines, tabs, spaces, commas and slashes together (all bytes <= 47)
+    special = np.flatnonzero(buf <= 47)
+    what = buf[special]
+    is_nl = what == 10
+    nl = special[is_nl]
+    n = len(nl)
+    empty = np.zeros(0, dtype=np.int64)
+    if n == 0:
+        return _Fields(0, empty, empty, np.zeros(0, bool), empty, [], [], buf, empty, np.zeros(0, np.int32))
+    ends = nl.astype(np.int64)
+    starts = np.empty(n, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    if delim <= 47:
+        tab_sp = np.flatnonzero(what == delim)
+        tabs = special[tab_sp]
+        tab_line = np.cumsum(is_nl, dtype=np.int32)[tab_sp]  # newlines before a delimiter: its line
+    else:
+        tabs = np.flatnonzero(buf == delim)
+        tab_line = np.searchsorted(nl, tabs)
+    per_line = np.bincount(tab_line, minlength=n)
+    ok = per_line >= need if last_absorbs else per_line == need
+    ok &= (ends - starts) <= MAX_LINE_BYTES
+    idx = np.flatnonzero(ok)
+    ft = (np.cumsum(per_line) - per_line)[idx]  # first delimiter of each good line
+    is_slash = what == 47
+    bufp = padded(buf)
+    fs = [starts[idx] + PAD_BYTES] + [tabs[ft + k] + (1 + PAD_BYTES) for k in range(need)]
+    fe = [tabs[ft + k] + PAD_BYTES for k in range(need)] + [ends[idx] + PAD_BYTES]
+    return _Fields(
+        n, starts, ends, ok, idx, fs, fe, bufp,
+        special[is_slash] + PAD_BYTES, np.cumsum(is_slash, dtype=np.int32)[is_nl],
+    )  # fmt: skip
+
+
+def _set_keys(chunk: EntryChunk, f: _Fields, keep: npt.NDArray[np.bool_], fields: dict[str, int]) -> None:
+    """Owner/group codes for the kept rows: hashed in one call, grouped by hash."""
+    if not fields:
+        return
+    m = int(keep.sum())
+    ks = np.concatenate([f.fs[k][keep] for k in fields.values()])
+    ke = np.concatenate([f.fe[k][keep] for k in fields.values()])
+    codes, names = _span_keys(f.bufp, ks, ke)
+    for i, name in enumerate(fields):  # codes index the shared names list
+        setattr(chunk, f"{name}_idx", codes[i * m : (i + 1) * m])
+        setattr(chunk, f"{name}_names", names)
+
+
+def _parent_hashes(f: _Fields, keep: npt.NDArray[np.bool_], ps: I64, pe: I64, path_last: bool) -> U64:
+    """Hash of each path's parent directory (everything before its last '/')."""
+    if path_last:
+        last = (f.slashes_at_nl[f.idx][keep] - 1).astype(np.int64)  # the line's last slash
+    else:
+        last = np.searchsorted(f.slashes, pe) - 1
+    if len(f.slashes):
+        slash_pos = f.slashes[np.maximum(last, 0)]
+        parent_end = np.where((last >= 0) & (slash_pos >= ps), slash_pos, ps)
+    else:
+        parent_end = ps
+    return span_hashes(f.bufp, ps, parent_end)
 
 
 def _chunk_from_items(items: list[ParsedItem]) -> EntryChunk:
@@ -790,8 +823,98 @@ class GpfsListParser:
         return entry
 
     def parse_block(self, block: bytes, first_line_no: int) -> list[EntryChunk]:
+        """Columnar fast path for the expected policy's layout (``GPFS_POLICY``); anything else,
+        and any line it cannot vouch for, goes through ``parse_line``."""
+        if self.show_fields != _GPFS_FIELDS:
+            return self._slow(block, first_line_no)
+        # inode gen snap size uid gid date time kb misc "-- path": 10 single spaces, path last
+        f = _split_fields(block, b" ", 10, True)
+        if f is None:
+            return self._slow(block, first_line_no)
+        if not f.n:
+            return []
+        fs, fe, bufp = f.fs, f.fe, f.bufp
+        good = np.ones(len(f.idx), dtype=bool)
+        for k in (0, 1, 2):
+            good &= _parse_uint(bufp, fs[k], fe[k], 16)[1]
+        sizes, valid = _parse_uint(bufp, fs[3], fe[3], 16)
+        good &= valid & (sizes <= MAX_SIZE_BYTES)
+        for k in (4, 5, 9):  # owner, group, misc: 1-16 visible bytes
+            good &= _visible(bufp, fs[k], fe[k])
+        mtimes, valid = _parse_gpfs_time(bufp, fs[6], fe[6], fs[7], fe[7])
+        good &= valid
+        kb, valid = _parse_uint(bufp, fs[8], fe[8], 13)
+        good &= valid
+        misc = windows(bufp, fs[9], 16) * (np.arange(16) < (fe[9] - fs[9])[:, None])
+        kinds = np.where(
+            (misc == 68).any(axis=1), KIND_DIR,
+            np.where((misc == 76).any(axis=1), KIND_LINK,
+                     np.where((misc == 70).any(axis=1), KIND_FILE, KIND_OTHER)),
+        ).astype(np.uint8)  # fmt: skip
+        rest = windows(bufp, fs[10], 3)
+        good &= (rest[:, 0] == 45) & (rest[:, 1] == 45) & (rest[:, 2] == 32) & (fe[10] - fs[10] >= 3)
+        keep = good
+        chunk = EntryChunk(sizes=sizes[keep], kinds=kinds[keep], mtimes=mtimes[keep])
+        chunk.allocated = kb[keep] * 1024
+        _set_keys(chunk, f, keep, {"owner": 4, "group": 5})
+        chunk.parent_hash = _parent_hashes(f, keep, fs[10][keep] + 3, fe[10][keep], True)
+        chunk.report.add_entries(len(chunk))
+        bad_rows = np.concatenate([np.flatnonzero(~f.ok), f.idx[~good]])
+        if not len(bad_rows):
+            return [chunk]
+        bad_rows.sort()
+        items = [
+            self.parse_line(block[f.starts[r] : f.ends[r]], first_line_no + int(r)) for r in bad_rows.tolist()
+        ]
+        return [chunk, _chunk_from_items(items)]
+
+    def _slow(self, block: bytes, first_line_no: int) -> list[EntryChunk]:
         items = [self.parse_line(ln, first_line_no + i) for i, ln in enumerate(lines_of_block(block))]
         return [_chunk_from_items(items)]
+
+
+def _visible(bufp: U8, s: I64, e: I64) -> npt.NDArray[np.bool_]:
+    """Spans of 1-16 bytes with no byte <= 32 (what ``bytes.split()`` keeps as one token)."""
+    length = e - s
+    w = windows(bufp, s, 16)
+    low = ((w <= 32) & (np.arange(16) < length[:, None])).view(np.uint64)
+    return (length >= 1) & (length <= 16) & ((low[:, 0] | low[:, 1]) == 0)
+
+
+_DAYS_BEFORE_MONTH = np.array([0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334], dtype=np.int64)
+_DAYS_IN_MONTH = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
+
+
+def _parse_gpfs_time(bufp: U8, ds: I64, de: I64, ts: I64, te: I64) -> tuple[F64, npt.NDArray[np.bool_]]:
+    """``YYYY-MM-DD`` + ``HH:MM:SS[.ffffff]`` (UTC) to epoch seconds, vectorised; (values, valid)."""
+    d = windows(bufp, ds, 10).astype(np.int64) - 48
+    t = windows(bufp, ts, 15).astype(np.int64) - 48
+    tlen = te - ts
+    digits_d = np.array([0, 1, 2, 3, 5, 6, 8, 9])
+    digits_t = np.array([0, 1, 3, 4, 6, 7])
+    j = np.arange(15)
+    frac = (j >= 9) & (j < tlen[:, None])
+    valid = (de - ds == 10) & ((tlen == 8) | ((tlen >= 10) & (tlen <= 15)))
+    valid &= ((d[:, digits_d] >= 0) & (d[:, digits_d] <= 9)).all(axis=1)
+    valid &= (d[:, 4] == -3) & (d[:, 7] == -3)  # '-'
+    valid &= ((t[:, digits_t] >= 0) & (t[:, digits_t] <= 9)).all(axis=1)
+    valid &= (t[:, 2] == 10) & (t[:, 5] == 10)  # ':'
+    valid &= (tlen == 8) | (t[:, 8] == -2)  # '.'
+    valid &= ~(frac & ((t < 0) | (t > 9))).any(axis=1)
+    year = d[:, 0] * 1000 + d[:, 1] * 100 + d[:, 2] * 10 + d[:, 3]
+    month = d[:, 5] * 10 + d[:, 6]
+    day = d[:, 8] * 10 + d[:, 9]
+    hour, minute, sec = t[:, 0] * 10 + t[:, 1], t[:, 3] * 10 + t[:, 4], t[:, 6] * 10 + t[:, 7]
+    leap = ((year % 4 == 0) & (year % 100 != 0)) | (year % 400 == 0)
+    m = np.clip(month, 1, 12)
+    valid &= (year >= 1) & (month >= 1) & (month <= 12) & (day >= 1)
+    valid &= day <= _DAYS_IN_MONTH[m] + ((m == 2) & leap)
+    valid &= (hour <= 23) & (minute <= 59) & (sec <= 59)
+    y = year - 1
+    days = y * 365 + y // 4 - y // 100 + y // 400 + _DAYS_BEFORE_MONTH[m] + ((m > 2) & leap) + day - 1
+    days -= 719162  # 0001-01-01 to 1970-01-01
+    secs = days * 86400 + hour * 3600 + minute * 60 + sec
+    return secs.astype(np.float64), valid
 
 
 def _gpfs_time(value: bytes) -> float | None:

@@ -185,3 +185,32 @@ def test_the_fast_path_agrees_with_the_line_by_line_parser(lines: list[bytes]) -
     a.pop("lines")
     b.pop("lines")
     assert a == b
+
+
+_gpfs_line = st.builds(
+    lambda ino, size, date, clock, kb, misc, path: b"%s 1 0 %s 5012 2001 %s %s %s %s -- /g/%s"
+    % (ino, size, date, clock, kb, misc, path),
+    st.sampled_from([b"40961", b"x", b""]),
+    _field,
+    st.sampled_from([b"2013-08-31", b"2013-02-29", b"2012-02-29", b"2013-13-01", b"0000-01-01", b"13-08-31"]),
+    st.sampled_from([b"02:00:00", b"23:59:59.999999", b"24:00:00", b"02:00:00.1234567", b"02:00", b"1:0:00"]),
+    st.sampled_from([b"0", b"32", b"-1"]),
+    st.sampled_from([b"FAu", b"D2u", b"LAu", b"A", b"F A"]),
+    st.binary(max_size=12).filter(lambda b: b"\n" not in b and b"\r" not in b),
+)  # fmt: skip
+
+
+@given(st.lists(st.one_of(_gpfs_line, _gpfs_line, st.binary(max_size=40)), max_size=40))
+@settings(max_examples=200, deadline=None)
+def test_the_gpfs_fast_path_agrees_with_the_line_by_line_parser(lines: list[bytes]) -> None:
+    lines = [ln for ln in lines if b"\n" not in ln and b"\r" not in ln]
+    fast = ScanAccumulator()
+    fast_report = fast.consume_lines(lines, GpfsListParser())
+    slow = ScanAccumulator()
+    items = list(iter_items(GpfsListParser(), lines))
+    slow.add_entries(i for i in items if isinstance(i, FileEntry))
+    assert fast_report.to_dict() == report_of(items).to_dict()
+    a, b = fast.to_dict(), slow.to_dict()
+    a.pop("lines")
+    b.pop("lines")
+    assert a == b
