@@ -581,6 +581,7 @@ def _split_fields(block: bytes, delimiter: bytes, need: int, last_absorbs: bool)
     starts = np.empty(n, dtype=np.int64)
     starts[0] = 0
     starts[1:] = ends[:-1] + 1
+    tab_line: npt.NDArray[np.integer]
     if delim <= 47:
         tab_sp = np.flatnonzero(what == delim)
         tabs = special[tab_sp]
