@@ -28,3 +28,6 @@ def ingest_accounting(job_id: int, run_id: int) -> None:
     job_succeeded(job_id, result=run.summary(), result_url=reverse("ingest-run", args=[run.pk]),
                   message=f"{run.jobs_ingested:,} jobs stored, {run.duplicates:,} duplicates, "
                           f"{run.skipped:,} skipped, {run.rejected:,} rejected")
+
+
+from forecasts.forecast_tasks import refit_all_series  # noqa: E402,F401  (autodiscovery imports this module)

@@ -10,6 +10,7 @@ api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("forecasts.api_ingest")),
+    path("", include("forecasts.api_forecast")),
     path("", include(api.router.urls)),
 ]
 
@@ -23,5 +24,6 @@ urlpatterns = [
     path("jobs/<int:pk>.json", views.job_status_json, name="job-json"),
     path("api/v1/", include(api_v1)),
     path("usage/", include("forecasts.urls_usage")),
+    path("forecasts/", include("forecasts.urls_forecast")),
     path("<slug:slug>/", views.area, name="area"),
 ]

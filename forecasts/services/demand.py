@@ -369,3 +369,20 @@ __all__ = [
     "usage_series_options",
     "year_ago_backtest",
 ]
+
+
+def refit_targets() -> list[SeriesSpec]:
+    """Every series worth fitting: per cluster (and all clusters) x (all departments and each
+    department with usage) x usage metric, plus storage when scans are loaded."""
+    clusters: list[Cluster | None] = [None, *Cluster.objects.filter(usagemonthly__isnull=False).distinct()]
+    depts: list[Department | None] = [None, *Department.objects.filter(usage__isnull=False).distinct()]
+    out = []
+    for c in clusters:
+        for d in depts:
+            if c is not None and d is not None and not UsageMonthly.objects.filter(cluster=c, department=d).exists():
+                continue
+            out += [SeriesSpec(m, c, d) for m in ("core_hours", "jobs", "active_users")]
+    model = storage_snapshot_model()
+    if model is not None and model.objects.exists():
+        out.append(SeriesSpec("storage_pb"))
+    return out

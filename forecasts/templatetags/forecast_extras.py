@@ -1,0 +1,48 @@
+"""Number formatting for the forecast pages: NaN/None become a dash, not 'nan'."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+def _finite(value: Any) -> float | None:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+@register.filter
+def num(value: Any, digits: int = 2) -> str:
+    v = _finite(value)
+    return "–" if v is None else f"{v:,.{int(digits)}f}"
+
+
+@register.filter
+def pct(value: Any) -> str:
+    v = _finite(value)
+    return "–" if v is None else f"{100 * v:.0f}%"
+
+
+@register.filter
+def sig(value: Any) -> str:
+    """Three significant figures with M/k suffixes for large numbers (12.3 M, 456 k, 0.0123)."""
+    v = _finite(value)
+    if v is None:
+        return "–"
+    a = abs(v)
+    if a >= 1e9:
+        return f"{v / 1e9:.3g} G"
+    if a >= 1e6:
+        return f"{v / 1e6:.3g} M"
+    if a >= 1e4:
+        return f"{v / 1e3:.3g} k"
+    if a >= 100:
+        return f"{v:,.0f}"
+    return f"{v:.3g}"

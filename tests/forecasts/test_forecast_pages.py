@@ -1,0 +1,177 @@
+"""Forecast pages and API: planners use them; department viewers get 403 everywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from forecasts.models import ExternalSeries, ForecastFit, SequencerPlan
+from forecasts.services.demand import forecast_fit_create, spec_from_names
+from forecasts.services.sequencer_plans import plan_import_file
+from tests.forecasts.forecast_factories import usage_history
+from tests.helpers import login
+
+ROOT = Path(__file__).resolve().parents[2]
+MINERVA = ROOT / "fixtures" / "minerva_sequencer_plan.yaml"
+PRICES = ROOT / "fixtures" / "price_disk_usd_per_tb.csv"
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def loaded(departments: dict[str, Any]) -> dict[str, Any]:
+    usage_history(departments, months=36)
+    plan, _ = plan_import_file(MINERVA)
+    fit = forecast_fit_create(spec_from_names(metric="core_hours", cluster="minerva"), horizon_months=24)
+    return {"plan": plan, "fit": fit}
+
+
+def page_urls(loaded: dict[str, Any]) -> list[str]:
+    p, f = loaded["plan"].pk, loaded["fit"].pk
+    return ["/forecasts/", f"/forecasts/fits/{f}/", f"/forecasts/fits/{f}/yearly.csv",
+            f"/forecasts/fits/{f}/forecast.csv", "/forecasts/combined/", "/forecasts/series/",
+            "/forecasts/plans/", f"/forecasts/plans/{p}/", f"/forecasts/plans/{p}/edit/",
+            f"/forecasts/plans/{p}/export.yaml", f"/forecasts/plans/{p}/export.csv",
+            f"/forecasts/plans/{p}/export.counts", f"/forecasts/plans/compare/?a={p}&b={p}"]
+
+
+def test_a_department_viewer_gets_403_on_every_forecast_page_and_api(
+        client: Client, loaded: dict[str, Any], genomics_viewer: Any) -> None:
+    login(client, genomics_viewer)
+    for url in page_urls(loaded):
+        assert client.get(url).status_code == 403, url
+    assert client.post("/forecasts/refit-all/").status_code == 403
+    assert client.post(f"/forecasts/plans/{loaded['plan'].pk}/derive.json", {}).status_code == 403
+    for url in ("/api/v1/sequencer-plans/", "/api/v1/forecasts/", "/api/v1/external-series/",
+                f"/api/v1/forecasts/{loaded['fit'].pk}/"):
+        assert client.get(url).status_code == 403, url
+    assert client.post("/api/v1/forecasts/", {"metric": "core_hours"}).status_code == 403
+
+
+def test_a_planner_opens_every_page(client: Client, loaded: dict[str, Any], planner_user: Any) -> None:
+    login(client, planner_user)
+    for url in page_urls(loaded):
+        resp = client.get(url)
+        assert resp.status_code == 200, url
+    fit_page = client.get(f"/forecasts/fits/{loaded['fit'].pk}/").content.decode()
+    assert 'data-figure="fan-fig"' in fit_page and "Model table" in fit_page
+    assert "What we would have predicted a year ago" in fit_page
+    plan_page = client.get(f"/forecasts/plans/{loaded['plan'].pk}/").content.decode()
+    assert "core-hours on ivy_bridge" in plan_page and "32.9 M" in plan_page and "48 M" in plan_page
+    yearly = client.get(f"/forecasts/fits/{loaded['fit'].pk}/yearly.csv").content.decode()
+    assert yearly.splitlines()[0].startswith("fit,series,units,family,year,median,p10,p90")
+
+
+def test_the_series_picker_fits_and_lands_on_the_fan_chart(client: Client, loaded: dict[str, Any],
+                                                           admin_user: Any) -> None:
+    login(client, admin_user)
+    resp = client.post("/forecasts/", {"cluster": "minerva", "department": "ggs", "metric": "jobs",
+                                       "horizon": "12"})
+    fit = ForecastFit.objects.get(metric="jobs")
+    assert resp.status_code == 302 and resp["Location"] == f"/forecasts/fits/{fit.pk}/"
+    override = client.post(f"/forecasts/fits/{fit.pk}/", {"family": "linear"})
+    newest = ForecastFit.objects.order_by("-pk").first()
+    assert override["Location"] == f"/forecasts/fits/{newest.pk}/" and newest.family == "linear"
+    assert newest.selection == "override"
+
+
+def test_storage_forecast_in_the_picker_explains_no_scans(client: Client, loaded: dict[str, Any],
+                                                          planner_user: Any) -> None:
+    login(client, planner_user)
+    resp = client.post("/forecasts/", {"metric": "storage_pb", "horizon": "12"})
+    assert resp.status_code == 200 and "no storage scans loaded" in resp.content.decode()
+
+
+def test_the_plan_editor_recomputes_and_saves_a_new_version(client: Client, loaded: dict[str, Any],
+                                                            planner_user: Any) -> None:
+    login(client, planner_user)
+    plan = loaded["plan"]
+    form = {"date-0-0": "2013-01-01", "count-0-0": "5", "date-0-1": "2015-01-01", "count-0-1": "9",
+            "date-0-2": "2019-01-01", "count-0-2": "24", "rpw-0": "1"}
+    derived = client.post(f"/forecasts/plans/{plan.pk}/derive.json", form).json()
+    y2019 = next(y for y in derived["years"] if y["year"] == 2019)
+    assert y2019["instruments_end"] == 24
+    assert y2019["core_hours_ref"] / 1e6 > 1.5 * 48.0  # twice the new samples; re-analysis of older cohorts
+    assert SequencerPlan.objects.count() == 1  # nothing saved yet
+    resp = client.post(f"/forecasts/plans/{plan.pk}/edit/", {**form, "note": "double the 2019 fleet"})
+    v2 = SequencerPlan.objects.get(version=2)
+    assert resp["Location"] == f"/forecasts/plans/{v2.pk}/" and v2.parent == plan and v2.created_by == planner_user
+    bad = client.post(f"/forecasts/plans/{plan.pk}/derive.json", {"rpw-0": "lots"})
+    assert bad.status_code == 400 and "error" in bad.json()
+    compare = client.get(f"/forecasts/plans/compare/?a={plan.pk}&b={v2.pk}").content.decode()
+    assert "instruments_end" in compare and "+100%" in compare
+
+
+def test_uploading_a_series_fits_it_and_offers_the_forecast_csv(client: Client, planner_user: Any) -> None:
+    login(client, planner_user)
+    upload = SimpleUploadedFile("prices.csv", PRICES.read_bytes(), content_type="text/csv")
+    resp = client.post("/forecasts/series/", {"name": "Disk", "units": "USD/TB", "frequency": "A",
+                                              "aggregate": "mean", "horizon": "5", "log": "auto", "file": upload})
+    series = ExternalSeries.objects.get(name="Disk")
+    assert resp["Location"] == f"/forecasts/series/{series.pk}/"
+    page = client.get(resp["Location"]).content.decode()
+    assert "Predicted from" in page and "USD/TB" in page and "MASE" in page
+    fit = series.fits.get()
+    csv = client.get(f"/forecasts/fits/{fit.pk}/forecast.csv").content.decode().splitlines()
+    assert csv[0].startswith("date,kind,value_USD/TB,median") and csv[-1].startswith("2029-01-01,forecast")
+
+
+def test_a_bad_series_upload_names_the_line(client: Client, planner_user: Any) -> None:
+    login(client, planner_user)
+    upload = SimpleUploadedFile("bad.csv", b"year,value\n2001,1\n2002,x\n2003,2\n")
+    resp = client.post("/forecasts/series/", {"name": "B", "units": "u", "frequency": "A", "file": upload})
+    assert resp.status_code == 200 and "bad.csv line 3" in resp.content.decode()
+
+
+def test_api_plans_crud_with_versions(client: Client, planner_user: Any) -> None:
+    import yaml
+
+    login(client, planner_user)
+    doc = yaml.safe_load(MINERVA.read_text())
+    created = client.post("/api/v1/sequencer-plans/", {"document": doc}, content_type="application/json")
+    assert created.status_code == 201
+    body = created.json()
+    assert next(y for y in body["figures"]["years"] if y["year"] == 2019)["core_hours_by_node"]["ivy_bridge"] \
+        == pytest.approx(32.9e6, rel=2e-3)
+    doc["instruments"][0]["runs_per_week"] = 2.0
+    updated = client.put(f"/api/v1/sequencer-plans/{body['id']}/", {"document": doc, "note": "2 runs a week"},
+                         content_type="application/json")
+    assert updated.status_code == 201 and updated.json()["version"] == 2
+    versions = client.get(f"/api/v1/sequencer-plans/{body['id']}/versions/").json()
+    assert [v["version"] for v in versions] == [2, 1]
+    bad = client.post("/api/v1/sequencer-plans/", {"document": {"name": "x"}}, content_type="application/json")
+    assert bad.status_code == 400 and "missing field" in str(bad.json())
+    assert client.delete(f"/api/v1/sequencer-plans/{body['id']}/").status_code == 204
+
+
+def test_api_forecast_create_list_detail(client: Client, departments: dict[str, Any], planner_user: Any) -> None:
+    usage_history(departments, months=30)
+    login(client, planner_user)
+    resp = client.post("/api/v1/forecasts/", {"metric": "core_hours", "cluster": "minerva", "department": "ggs",
+                                              "horizon_months": 12}, content_type="application/json")
+    assert resp.status_code == 201
+    s = resp.json()["summary"]
+    assert s["department"] == "ggs" and s["yearly"] and s["backtest"]["mase"] is not None
+    listed = client.get("/api/v1/forecasts/").json()
+    rows = listed["results"] if isinstance(listed, dict) else listed
+    assert rows[0]["id"] == resp.json()["id"]
+    full = client.get(f"/api/v1/forecasts/{resp.json()['id']}/?full=1").json()
+    assert full["result"]["steps"] and len(full["result"]["history"]) == 30
+    bad = client.post("/api/v1/forecasts/", {"metric": "storage_pb"}, content_type="application/json")
+    assert bad.status_code == 400 and "no storage scans loaded" in str(bad.json())
+
+
+def test_api_external_series_upload_and_forecast(client: Client, planner_user: Any) -> None:
+    login(client, planner_user)
+    resp = client.post("/api/v1/external-series/", {"name": "Disk", "units": "USD/TB", "frequency": "A",
+                                                    "file": SimpleUploadedFile("p.csv", PRICES.read_bytes())})
+    assert resp.status_code == 201 and len(resp.json()["points"]) == 20
+    fc = client.post(f"/api/v1/external-series/{resp.json()['id']}/forecast/", {"horizon": 3, "backtest": 8},
+                     content_type="application/json")
+    assert fc.status_code == 201
+    body = fc.json()
+    assert len(body["forecast"]) == 3 and body["backtest"]["origins"] >= 2 and body["units"] == "USD/TB"

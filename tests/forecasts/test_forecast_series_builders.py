@@ -1,0 +1,70 @@
+"""Monthly series built from the rollups match totals computed by hand."""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+from typing import Any
+
+import pytest
+
+from forecasts.services.demand import NO_STORAGE, SeriesError, monthly_series, spec_from_names
+from tests.forecasts.forecast_factories import usage_history
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def history(departments: dict[str, Any]) -> dict[str, Any]:
+    return usage_history(departments, months=24)
+
+
+def test_core_hours_of_the_whole_cluster_add_every_department(history: dict[str, Any]) -> None:
+    s = monthly_series(spec_from_names(metric="core_hours", cluster="minerva"))
+    assert s.start == date(2020, 1, 1) and len(s.values) == 24 and s.units == "core-hours/month"
+    for i in (0, 7, 23):
+        g = 100_000 * math.exp(0.03 * i) * (1 + 0.02 * math.sin(i))
+        ch = 50_000 + 1_000 * i + 500 * math.cos(i)
+        assert s.values[i] == pytest.approx(g + ch)
+
+
+def test_a_department_series_holds_only_that_department(history: dict[str, Any]) -> None:
+    s = monthly_series(spec_from_names(metric="core_hours", department="scb"))
+    assert s.values[3] == pytest.approx(50_000 + 3_000 + 500 * math.cos(3))
+    rest = monthly_series(spec_from_names(metric="core_hours", exclude_department="ggs"))
+    assert rest.values == pytest.approx(s.values)
+
+
+def test_jobs_are_summed_and_active_users_counted_once_per_name(history: dict[str, Any]) -> None:
+    jobs = monthly_series(spec_from_names(metric="jobs", cluster="minerva"))
+    assert jobs.values[5] == (100 + 5) + 10 + 50 + (20 + 5)
+    users = monthly_series(spec_from_names(metric="active_users"))
+    assert set(users.values) == {3.0}  # gina (two accounts), gus, chris
+    ggs_users = monthly_series(spec_from_names(metric="active_users", department="ggs"))
+    assert set(ggs_users.values) == {2.0}
+
+
+def test_months_without_jobs_are_zeros_not_gaps(history: dict[str, Any]) -> None:
+    from forecasts.models import UsageMonthly
+
+    UsageMonthly.objects.filter(month=date(2020, 6, 1)).delete()
+    s = monthly_series(spec_from_names(metric="core_hours"))
+    assert len(s.values) == 24 and s.values[5] == 0.0
+
+
+def test_history_can_be_cut_at_a_month(history: dict[str, Any]) -> None:
+    s = monthly_series(spec_from_names(metric="core_hours"), through=date(2021, 3, 1))
+    assert len(s.values) == 15 and s.through == date(2021, 3, 1)
+
+
+def test_storage_without_scans_says_what_to_load(history: dict[str, Any]) -> None:
+    with pytest.raises(SeriesError, match="no storage scans loaded"):
+        monthly_series(spec_from_names(metric="storage_pb"))
+    assert "ingest_storage_scan" in NO_STORAGE
+
+
+def test_unknown_names_are_explained(history: dict[str, Any]) -> None:
+    with pytest.raises(SeriesError, match="unknown cluster 'nope'.*minerva"):
+        spec_from_names(metric="core_hours", cluster="nope")
+    with pytest.raises(SeriesError, match="metric must be one of"):
+        spec_from_names(metric="gpu")
