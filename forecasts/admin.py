@@ -109,3 +109,6 @@ class IngestRunAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
         return False
+
+
+from forecasts import admin_chargeback  # noqa: E402,F401  (rate plans, statements)

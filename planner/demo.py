@@ -72,7 +72,9 @@ def load_organisation(log: Log) -> dict[str, str]:
 
 
 # (label, dotted path of a function taking a log callable); imported lazily, run in order.
-DEMO_STEPS: list[tuple[str, str]] = []
+DEMO_STEPS: list[tuple[str, str]] = [
+    ("chargeback rates and statements", "forecasts.services.chargeback.demo_load"),
+]
 
 
 def load_demo(log: Log) -> dict[str, str]:

@@ -11,6 +11,7 @@ api_v1 = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("forecasts.api_ingest")),
     path("", include("forecasts.api_forecast")),
+    path("", include("forecasts.api_chargeback")),
     path("", include(api.router.urls)),
 ]
 
@@ -25,5 +26,6 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("usage/", include("forecasts.urls_usage")),
     path("forecasts/", include("forecasts.urls_forecast")),
+    path("chargeback/", include("forecasts.urls_chargeback")),
     path("<slug:slug>/", views.area, name="area"),
 ]

@@ -157,6 +157,11 @@ class Statement(models.Model):
     def __str__(self) -> str:
         return f"{self.department} {self.month:%Y-%m} v{self.version}"
 
+    @property
+    def adjustments_usd(self) -> Decimal:
+        """Subsidy plus cap (both zero or negative)."""
+        return self.subsidy_usd + self.cap_usd
+
     def summary(self) -> dict[str, object]:
         return {
             "id": self.pk, "department": self.department.code, "month": f"{self.month:%Y-%m}",
