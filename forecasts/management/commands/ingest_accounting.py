@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
 from forecasts.ingest.formats import FORMATS, UnknownFormat
+from forecasts.models import IngestRun
 from forecasts.services.ingest import IngestError, ingest_run_create, ingest_run_execute
 
 
@@ -42,6 +43,8 @@ class Command(BaseCommand):
         try:
             if options["resume"]:
                 run_id = options["resume"]
+                if not IngestRun.objects.filter(pk=run_id).exists():
+                    raise CommandError(f"no ingest run {run_id} to resume")
             else:
                 if not options["paths"]:
                     raise CommandError("give at least one PATH")

@@ -1,0 +1,217 @@
+"""Accounting ingestion end to end on real PostgreSQL: counts add up, nothing twice, nothing lost."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.db.models import Sum
+
+from forecasts.ingest.synth import slurm_lines
+from forecasts.models import Department, IngestRejection, IngestRun, Job, Project, UsageMonthly
+from forecasts.services.ingest import ingest_run_create, ingest_run_execute
+from forecasts.services.org import mappings_import_csv
+from tests.helpers import database_url_of_test_db
+from tests.shared import SHARED_DATA, requires_shared
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "fixtures" / "samples"
+SAMPLE_FILES = {
+    "slurm": "slurm_sample.txt", "slurm-json": "slurm_sample.json", "lsf": "lsf_sample.acct",
+    "pbs": "pbs_sample.log", "sge": "sge_sample.accounting", "uge": "uge_sample.accounting",
+    "swf": "swf_sample.swf",
+}
+
+
+def ingest(fmt: str, *paths: Path, cluster: str = "test") -> IngestRun:
+    return ingest_run_execute(ingest_run_create(cluster_name=cluster, fmt=fmt, paths=list(paths)).pk)
+
+
+def assert_adds_up(run: IngestRun) -> None:
+    assert run.status == IngestRun.Status.COMPLETED
+    assert run.records_read == run.jobs_ingested + run.duplicates + run.skipped + run.rejected
+    assert run.rejected == IngestRejection.objects.filter(run=run).count()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("fmt", sorted(SAMPLE_FILES))
+def test_every_sample_format_loads_and_its_counts_add_up(fmt: str) -> None:
+    run = ingest(fmt, SAMPLES / SAMPLE_FILES[fmt])
+    assert_adds_up(run)
+    assert run.jobs_ingested > 0
+    assert Job.objects.filter(ingest_run=run).count() == run.jobs_ingested
+    stored = Job.objects.filter(ingest_run=run).aggregate(s=Sum("core_hours"))["s"]
+    assert stored == pytest.approx(run.core_hours)
+    # the rollups hold exactly what the jobs hold
+    rolled = UsageMonthly.objects.filter(cluster=run.cluster).aggregate(j=Sum("jobs"), c=Sum("core_hours"))
+    assert rolled["j"] == run.jobs_ingested
+    assert rolled["c"] == pytest.approx(run.core_hours)
+
+
+@pytest.mark.django_db
+@requires_shared
+def test_phillips_reproduces_xdmods_figures_and_loading_it_again_adds_nothing() -> None:
+    path = SHARED_DATA / "slurm" / "xdmod_referencedata_phillips.log"
+    out = StringIO()
+    call_command("ingest_accounting", "--format", "slurm", "--cluster", "phillips", str(path), stdout=out)
+    summary = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert summary["jobs_ingested"] == 4046
+    assert summary["core_hours"] == pytest.approx(11767.9883, abs=1e-3)
+    assert summary["records_read"] == summary["jobs_ingested"] + summary["duplicates"] + summary["skipped"] + \
+        summary["rejected"]
+    for key in ("records_read", "jobs_ingested", "duplicates", "skipped", "rejected", "core_hours",
+                "first_start", "last_end", "seconds"):
+        assert key in summary
+    again = ingest("slurm", path, cluster="phillips")
+    assert_adds_up(again)
+    assert again.jobs_ingested == 0 and again.duplicates == 4046
+    assert Job.objects.filter(cluster__name="phillips").count() == 4046
+    totals = UsageMonthly.objects.filter(cluster__name="phillips").aggregate(c=Sum("core_hours"), j=Sum("jobs"))
+    assert totals["j"] == 4046
+    assert totals["c"] == pytest.approx(11767.9883, abs=1e-3)
+
+
+@pytest.mark.django_db
+def test_an_overlapping_file_adds_only_the_new_jobs(tmp_path: Path) -> None:
+    lines = list(slurm_lines(3000, start=datetime(2024, 1, 1, tzinfo=UTC), end=datetime(2024, 3, 1, tzinfo=UTC)))
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("".join(lines[:2000]))
+    second.write_text("".join(lines[1000:]))
+    a = ingest("slurm", first)
+    b = ingest("slurm", second)
+    assert_adds_up(a)
+    assert_adds_up(b)
+    assert (a.jobs_ingested, b.jobs_ingested, b.duplicates) == (2000, 1000, 1000)
+
+
+@pytest.mark.django_db
+def test_compressed_files_are_detected_from_their_content(tmp_path: Path) -> None:
+    raw = (SAMPLES / "slurm_sample.txt").read_bytes()
+    (tmp_path / "log.gz").write_bytes(gzip.compress(raw))
+    (tmp_path / "log.data").write_bytes(bz2.compress(raw))  # no telling suffix
+    plain = ingest("slurm", SAMPLES / "slurm_sample.txt", cluster="plain")
+    gz = ingest("slurm", tmp_path / "log.gz", cluster="gz")
+    bz = ingest("slurm", tmp_path / "log.data", cluster="bz")
+    assert plain.jobs_ingested == gz.jobs_ingested == bz.jobs_ingested > 0
+
+
+@pytest.mark.django_db
+def test_bad_lines_are_kept_with_file_line_and_reason_and_the_rest_loads(tmp_path: Path) -> None:
+    good = list(slurm_lines(50, start=datetime(2024, 1, 1, tzinfo=UTC), end=datetime(2024, 2, 1, tzinfo=UTC)))
+    bad = good[:10] + ["this is not a sacct line at all\n", good[10].replace("2024-", "20x4-", 1)] + good[11:]
+    path = tmp_path / "mixed.txt"
+    path.write_text("".join(bad))
+    run = ingest("slurm", path)
+    assert_adds_up(run)
+    assert run.jobs_ingested == 49 and run.rejected == 2
+    rejections = list(IngestRejection.objects.filter(run=run).order_by("line"))
+    assert [r.line for r in rejections] == [11, 12]
+    assert rejections[0].file.name == "mixed.txt"
+    assert "not a sacct line" in rejections[0].raw
+    assert rejections[1].reason
+
+
+@pytest.mark.django_db
+def test_command_fails_with_a_one_line_reason() -> None:
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="unknown accounting format 'nope'"):
+        call_command("ingest_accounting", "--format", "nope", "--cluster", "x", str(SAMPLES / "slurm_sample.txt"))
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("ingest_accounting", "--format", "slurm", "--cluster", "x", "/nonexistent/log")
+
+
+@pytest.mark.django_db
+def test_a_mapping_added_later_reattributes_usage_without_rereading_logs(tmp_path: Path) -> None:
+    genomics = Department.objects.create(code="ggs", name="Genetics and Genomic Sciences")
+    Project.objects.create(name="autism-wgs", department=genomics)
+    path = tmp_path / "jobs.txt"
+    path.write_text("".join(slurm_lines(400, start=datetime(2024, 1, 1, tzinfo=UTC),
+                                        end=datetime(2024, 4, 1, tzinfo=UTC))))
+    ingest("slurm", path)
+    before = UsageMonthly.objects.filter(identity__account="autism-wgs").aggregate(c=Sum("core_hours"))["c"]
+    assert before > 0
+    assert not UsageMonthly.objects.filter(department=genomics).exists()  # all Unassigned so far
+    result = mappings_import_csv("kind,name,department,project,valid_from,valid_to\n"
+                                 "account,autism-wgs,,autism-wgs,,\n"
+                                 "account,nobody,no-such-dept,,,\n")
+    assert (result.created, result.rejected) == (1, 1)
+    assert "line 3" in result.errors[0]
+    moved = UsageMonthly.objects.filter(department=genomics).aggregate(c=Sum("core_hours"))["c"]
+    assert moved == pytest.approx(before)
+    assert Job.objects.count() == 400  # jobs untouched: only rollups were re-attributed
+
+
+@pytest.mark.django_db
+def test_dated_mappings_follow_people_who_move(tmp_path: Path) -> None:
+    a = Department.objects.create(code="a", name="A")
+    b = Department.objects.create(code="b", name="B")
+    path = tmp_path / "jobs.txt"
+    path.write_text("".join(slurm_lines(600, start=datetime(2024, 1, 1, tzinfo=UTC),
+                                        end=datetime(2024, 7, 1, tzinfo=UTC))))
+    ingest("slurm", path)
+    user = UsageMonthly.objects.values_list("identity__user", flat=True).first()
+    mappings_import_csv("kind,name,department,project,valid_from,valid_to\n"
+                        f"user,{user},a,,2024-01-01,2024-03-31\nuser,{user},b,,2024-04-01,\n")
+    months = dict(UsageMonthly.objects.filter(identity__user=user).values_list("month", "department__code")
+                  .distinct())
+    assert {code for month, code in months.items() if month.month <= 3} <= {"a"}
+    assert {code for month, code in months.items() if month.month >= 4} <= {"b"}
+    assert a and b
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_killed_ingest_leaves_no_half_batch_and_resumes_to_the_same_totals(tmp_path: Path) -> None:
+    n = 160_000  # several batches of 50,000
+    path = tmp_path / "big.txt"
+    path.write_text("".join(slurm_lines(n, start=datetime(2023, 1, 1, tzinfo=UTC),
+                                        end=datetime(2024, 1, 1, tzinfo=UTC))))
+    run = ingest_run_create(cluster_name="killed", fmt="slurm", paths=[path])
+    env = {**os.environ, "DATABASE_URL": database_url_of_test_db()}
+    proc = subprocess.Popen([sys.executable, "manage.py", "ingest_accounting", "--format", "slurm",
+                             "--cluster", "killed", "--resume", str(run.pk)], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if run.records_read > 0:
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)  # mid-run, as a worker killed by the OOM killer would be
+    proc.wait()
+    run.refresh_from_db()
+    assert 0 < run.records_read < n, "the kill should land between batches"
+    assert run.records_read % 50_000 == 0  # only whole batches were committed
+    assert Job.objects.filter(cluster__name="killed").count() == run.jobs_ingested
+    resumed = ingest_run_execute(run.pk)
+    assert_adds_up(resumed)
+    assert (resumed.records_read, resumed.jobs_ingested, resumed.duplicates) == (n, n, 0)
+    assert Job.objects.filter(cluster__name="killed").count() == n
+    assert UsageMonthly.objects.filter(cluster__name="killed").aggregate(j=Sum("jobs"))["j"] == n
+
+
+@pytest.mark.worker
+def test_a_real_worker_runs_an_ingest_task(live_worker: Any, planner_user: Any) -> None:
+    from forecasts.tasks import ingest_accounting
+    from planner.jobs import job_start
+    from tests.helpers import wait_for_job
+
+    run = ingest_run_create(cluster_name="viaworker", fmt="lsf", paths=[SAMPLES / "lsf_sample.acct"])
+    job = job_start(kind="ingest", label="test", task=ingest_accounting.s(run_id=run.pk), user=planner_user)
+    finished = wait_for_job(job.pk, timeout_s=60)
+    assert finished.status == "succeeded", finished.message
+    run.refresh_from_db()
+    assert_adds_up(run)
+    assert finished.result["jobs_ingested"] == run.jobs_ingested
