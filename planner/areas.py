@@ -44,7 +44,11 @@ AREAS: tuple[Area, ...] = (
         "Hardware",
         "Node types, storage systems and the per-genome benchmarks they are judged by.",
         "The hardware catalog is empty",
-        ("Load the catalog from the source documents: python manage.py load_demo",),
+        (
+            "Load the catalog from the source documents: python manage.py import_catalog fixtures/catalog.yaml "
+            "(or python manage.py load_demo for the whole demo)",
+            "Or import node types, storage systems and benchmarks from CSV: python manage.py import_catalog PATH.csv",
+        ),
         planners_only=True,
     ),
     Area(
@@ -52,7 +56,11 @@ AREAS: tuple[Area, ...] = (
         "Designs",
         "Candidate multi-year purchase plans, evaluated and compared against demand.",
         "No designs yet",
-        ("Evaluate a scenario file: python manage.py evaluate_design SCENARIO.yaml --json",),
+        (
+            "Store and evaluate a scenario file: python manage.py evaluate_design SCENARIO.yaml --save "
+            "(examples: fixtures/scenarios/minerva_*.yaml; format: docs/scenario-format.md)",
+            "Or write or upload one in the browser with \"New design\" below (the catalog must be loaded first).",
+        ),
         planners_only=True,
     ),
     Area(

@@ -205,6 +205,9 @@ class DesignEvaluation(models.Model):
             models.Index(fields=["design", "inputs_sha256"], name="designeval_design_inputs"),
         ]
 
+    def __str__(self) -> str:
+        return f"evaluation #{self.pk} of {self.design}"
+
 
 class OptimizerRun(models.Model):
     class Status(models.TextChoices):

@@ -31,7 +31,7 @@ DEFAULT_CATALOG = REPO_ROOT / "fixtures" / "catalog.yaml"
 
 _TOP_KEYS = {
     "name", "description", "catalog", "pipeline", "horizon", "reference_core", "existing", "purchases",
-    "demand", "constraints", "costs", "optimize",
+    "demand", "constraints", "costs", "optimize", "demand_band",
 }
 _DEMAND_KEYS = {"year", "core_hours", "storage_tb", "genomes_per_day", "ingest_tb_per_day", "files",
                 "bandwidth_gbps", "note"}

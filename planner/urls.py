@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from planner import api, views
+from planner import api, api_designs, views
 
 api_v1 = [
     path("me/", api.me, name="api-me"),
@@ -13,6 +13,7 @@ api_v1 = [
     path("", include("forecasts.api_forecast")),
     path("", include("forecasts.api_chargeback")),
     path("", include(api.router.urls)),
+    path("", include(api_designs.router.urls)),
 ]
 
 urlpatterns = [
@@ -25,6 +26,8 @@ urlpatterns = [
     path("jobs/<int:pk>.json", views.job_status_json, name="job-json"),
     path("api/v1/", include(api_v1)),
     path("usage/", include("forecasts.urls_usage")),
+    path("hardware/", include("planner.urls_hardware")),
+    path("designs/", include("planner.urls_designs")),
     path("forecasts/", include("forecasts.urls_forecast")),
     path("chargeback/", include("forecasts.urls_chargeback")),
     path("<slug:slug>/", views.area, name="area"),

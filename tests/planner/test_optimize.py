@@ -1,4 +1,7 @@
-"""The MILP optimiser: optimality against exhaustive enumeration, infeasibility diagnosis (speed is measured by bench_design, not asserted here)."""
+"""The MILP optimiser: optimality against exhaustive enumeration and infeasibility diagnosis.
+
+Speed is measured by `manage.py bench_design` (docs/performance.md), not asserted here.
+"""
 
 from __future__ import annotations
 

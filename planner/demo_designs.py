@@ -1,0 +1,42 @@
+"""Demo step: the catalog from the source documents, the three Minerva designs and one optimiser run.
+
+Idempotent and quick the second time: the catalog is loaded only when the database has none (so a
+planner's edits survive `make run`; `import_catalog fixtures/catalog.yaml` refreshes it on purpose),
+designs are matched by name, evaluations by their inputs hash, and the run is made once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from django.conf import settings
+
+from planner.models import Design, NodeType, OptimizerRun
+from planner.services_catalog import catalog_load_yaml
+from planner.services_designs import design_create, design_evaluate, optimizer_run_execute, scenario_parse_text
+
+SCENARIOS = Path(settings.BASE_DIR) / "fixtures" / "scenarios"
+MINERVA = ("minerva_wide_amd_disk.yaml", "minerva_narrow_flash.yaml", "minerva_optimised.yaml")
+
+
+def load_hardware_and_designs(log: Callable[[str], None]) -> None:
+    if not NodeType.objects.exists():
+        stats = catalog_load_yaml()
+        rows = sum(v["created"] for v in stats.values() if isinstance(v, dict))
+        log(f"catalog: {rows} rows from fixtures/catalog.yaml")
+    designs = []
+    for fname in MINERVA:
+        text = (SCENARIOS / fname).read_text(encoding="utf-8")
+        name = str(scenario_parse_text(text).get("name"))
+        design = Design.objects.filter(name=name, revisions__isnull=True).order_by("-version").first()
+        if design is None:
+            design = design_create(text=text)
+        design_evaluate(design=design)
+        designs.append(design)
+    optimised = designs[-1]
+    if not optimised.optimizer_runs.filter(status__in=[OptimizerRun.Status.OPTIMAL, OptimizerRun.Status.GAP]).exists():
+        run = OptimizerRun.objects.create(design=optimised, params={})
+        run = optimizer_run_execute(run.pk)
+        log(f"optimiser run #{run.pk}: {run.status}")
+    log(f"designs: {', '.join(d.name for d in designs)}")

@@ -1,0 +1,65 @@
+"""python manage.py evaluate_design SCENARIO [--json] [--save]"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from planner.scenario import ScenarioError, load_scenario
+from planner.services_catalog import CatalogImportError
+
+
+class Command(BaseCommand):
+    help = ("Evaluate a scenario file (YAML/JSON, docs/scenario-format.md) year by year: capacity vs demand, every "
+            "constraint pass/fail with its shortfall, costs. Last stdout line: a JSON summary (--json: the whole "
+            "evaluation). --save also stores it as a design, evaluated on the database catalog.")
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("scenario", type=Path)
+        parser.add_argument("--json", action="store_true", help="print the full evaluation as the JSON line")
+        parser.add_argument("--save", action="store_true", help="store as a design (shown under /designs/)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path: Path = options["scenario"]
+        if not path.is_file():
+            raise CommandError(f"{path}: file not found")
+        t0 = time.perf_counter()
+        try:
+            sc = load_scenario(path)
+        except ScenarioError as exc:
+            raise CommandError(f"{path}: invalid scenario: {'; '.join(exc.errors)}") from exc
+        except (OSError, ValueError) as exc:  # YAML / JSON syntax
+            raise CommandError(f"{path}: cannot read: {str(exc).splitlines()[0]}") from exc
+        from planner.capacity import evaluate_design
+
+        ev = evaluate_design(sc.design, sc.catalog)
+        ms = (time.perf_counter() - t0) * 1000
+        for y in ev.years:
+            short = [f"{c.name} -{c.shortfall:,.4g} {c.unit}" for c in y.checks if not c.passed]
+            print(f"  {y.year}: {y.cores:,} cores, {y.genomes_per_day_capacity:,.1f} genomes/day, "
+                  f"{y.plannable_tb:,.0f} TB plannable; " + ("all constraints met" if not short else
+                                                             "short: " + ", ".join(short)), file=sys.stderr)
+        summary: dict[str, Any] = {
+            "scenario": str(path), "name": ev.name, "feasible": ev.feasible, "npv_usd": round(ev.npv_usd, 2),
+            "capex_usd": round(ev.capex_usd, 2), "opex_usd": round(ev.opex_usd, 2),
+            "failures": [{"constraint": f.name, "year": f.year, "shortfall": f.shortfall, "unit": f.unit}
+                         for f in ev.failures],
+            "elapsed_ms": round(ms, 1),
+        }
+        if options["save"]:
+            from planner.services_designs import design_create, design_evaluate
+
+            try:
+                design = design_create(text=path.read_text(encoding="utf-8"))
+                stored = design_evaluate(design=design)
+            except (ScenarioError, CatalogImportError) as exc:
+                raise CommandError(f"{path}: cannot save against the database catalog: {exc}") from exc
+            summary |= {"design_id": design.pk, "evaluation_id": stored.pk, "url": f"/designs/{design.pk}/"}
+        if options["json"]:
+            summary["evaluation"] = ev.to_dict()
+        self.stdout.write(json.dumps(summary, allow_nan=False))

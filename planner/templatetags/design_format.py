@@ -1,0 +1,39 @@
+"""Number formats for the Hardware and Designs pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def millions(value: Any, digits: int = 1) -> str:
+    """36_800_000 -> '36.8' (the column header says 'M')."""
+    if value is None or value == "":
+        return "–"
+    return f"{float(value) / 1e6:,.{int(digits)}f}"
+
+
+@register.filter
+def usd(value: Any, digits: int = 0) -> str:
+    """1234567.8 -> '$1,234,568'; None (infinite, e.g. cost per genome with no capacity) -> '–'."""
+    if value is None or value == "":
+        return "–"
+    return f"${float(value):,.{int(digits)}f}"
+
+
+@register.filter
+def usd_m(value: Any) -> str:
+    if value is None or value == "":
+        return "–"
+    return f"${float(value) / 1e6:,.2f} M"
+
+
+@register.filter
+def num(value: Any, digits: int = 0) -> str:
+    if value is None or value == "":
+        return "–"
+    return f"{float(value):,.{int(digits)}f}"

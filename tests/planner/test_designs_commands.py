@@ -1,0 +1,61 @@
+"""evaluate_design, optimize_design, import_catalog and bench_design from the shell: JSON last, clear failures."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from planner.models import Design, NodeType
+from tests.planner.designs_data import ROOT, SCENARIOS
+
+
+def _run(*args: str) -> dict:
+    out = io.StringIO()
+    call_command(*args, stdout=out, stderr=io.StringIO())
+    return json.loads(out.getvalue().strip().splitlines()[-1])
+
+
+def test_evaluate_design_prints_the_evaluation_as_json() -> None:
+    out = _run("evaluate_design", str(SCENARIOS / "minerva_narrow_flash.yaml"), "--json")
+    y2015 = next(y for y in out["evaluation"]["years"] if y["year"] == 2015)
+    assert y2015["nodes"] == 536  # Table 3
+    assert out["feasible"] is False and out["failures"][0]["year"] == 2017
+
+
+def test_an_invalid_scenario_exits_non_zero_naming_the_field(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((SCENARIOS / "minerva_narrow_flash.yaml").read_text().replace("count: 209", "count: -3")
+                   .replace("catalog: ../catalog.yaml", f"catalog: {ROOT / 'fixtures' / 'catalog.yaml'}"))
+    for command in ("evaluate_design", "optimize_design"):
+        with pytest.raises(CommandError, match=r"purchases\[0\]\.count: must be >= 0"):
+            call_command(command, str(bad), "--json", stdout=io.StringIO(), stderr=io.StringIO())
+    with pytest.raises(CommandError, match="file not found"):
+        call_command("evaluate_design", str(tmp_path / "missing.yaml"), stdout=io.StringIO())
+
+
+def test_optimize_design_reports_an_optimal_plan() -> None:
+    out = _run("optimize_design", str(SCENARIOS / "minerva_optimised.yaml"), "--json", "--time-limit", "20")
+    assert out["status"] in ("optimal", "gap") and out["mip_gap"] <= 1e-3
+    assert out["evaluation"]["feasible"] is True and out["purchases"]
+
+
+@pytest.mark.django_db
+def test_import_catalog_and_evaluate_with_save_store_a_design(tmp_path: Path) -> None:
+    out = _run("import_catalog", str(ROOT / "fixtures" / "catalog.yaml"))
+    assert out["catalog"] == {"node_types": 4, "storage_systems": 8, "benchmarks": 15}
+    csv_file = tmp_path / "nodes.csv"
+    from planner.services_catalog import catalog_export_csv
+
+    csv_file.write_text(catalog_export_csv("node_types").replace("haswell", "haswell-2", 1))
+    out = _run("import_catalog", str(csv_file))
+    assert out["files"][0]["created"] == 1 and NodeType.objects.filter(name="haswell-2").exists()
+    csv_file.write_text("name,cores_per_node\nx,many\n")
+    with pytest.raises(CommandError, match="nodes.csv line 1: missing column"):
+        call_command("import_catalog", str(csv_file), stdout=io.StringIO(), stderr=io.StringIO())
+    out = _run("evaluate_design", str(SCENARIOS / "minerva_wide_amd_disk.yaml"), "--save")
+    assert Design.objects.get(pk=out["design_id"]).evaluations.count() == 1

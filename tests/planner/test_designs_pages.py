@@ -1,0 +1,134 @@
+"""Hardware and Designs pages and API: who may see them, what they show, the editor's errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from planner.models import Design, OptimizerRun
+from tests.helpers import login
+from tests.planner.designs_data import load_catalog_and_designs
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def designs() -> dict[str, Any]:
+    return load_catalog_and_designs()
+
+
+def _routes(designs: dict[str, Any]) -> list[tuple[str, str]]:
+    d = designs["narrow"].pk
+    run = OptimizerRun.objects.create(design=designs["optimised"], status="gap", result={})
+    return [
+        ("get", "/hardware/"), ("get", "/hardware/benchmarks/"), ("get", "/hardware/export/node_types.csv"),
+        ("post", "/hardware/import/"), ("get", "/hardware/node-types/new/"),
+        ("get", "/hardware/node-types/haswell/edit/"),
+        ("get", "/designs/"), ("get", "/designs/new/"), ("get", f"/designs/{d}/"), ("get", f"/designs/{d}/edit/"),
+        ("post", f"/designs/{d}/evaluate/"), ("post", f"/designs/{d}/optimize/"), ("get", f"/designs/{d}/years.csv"),
+        ("get", f"/designs/compare/?ids={d}&ids={designs['wide'].pk}"), ("get", f"/designs/runs/{run.pk}/"),
+        ("post", f"/designs/runs/{run.pk}/save/"),
+        ("get", "/api/v1/node-types/"), ("get", "/api/v1/storage-systems/"), ("get", "/api/v1/benchmarks/"),
+        ("get", "/api/v1/designs/"), ("get", f"/api/v1/designs/{d}/"), ("post", "/api/v1/designs/"),
+        ("put", f"/api/v1/designs/{d}/"), ("delete", f"/api/v1/designs/{d}/"),
+        ("post", f"/api/v1/designs/{d}/evaluate/"), ("post", f"/api/v1/designs/{d}/optimize/"),
+        ("post", "/api/v1/node-types/"), ("get", "/api/v1/optimizer-runs/"),
+    ]
+
+
+def test_a_department_viewer_gets_403_on_every_hardware_and_design_route(client: Any, genomics_viewer: Any,
+                                                                         designs: dict[str, Any]) -> None:
+    login(client, genomics_viewer)
+    for method, url in _routes(designs):
+        response = getattr(client, method)(url)
+        assert response.status_code == 403, (method, url, response.status_code)
+    assert Design.objects.count() == 3 and OptimizerRun.objects.count() == 1
+
+
+def test_the_benchmark_page_shows_the_paper_numbers_with_their_rules(client: Any, planner_user: Any,
+                                                                    designs: dict[str, Any]) -> None:
+    html = login(client, planner_user).get("/hardware/benchmarks/").content.decode()
+    for text in ("471", "562", "1,247", "2,702", "1,182", "1,412", "2.51x", "1.91x", "4.81x", "325.4",
+                 "Kovatch 2015, section 6", "scaled from", "capped", "CPU hours / efficiency"):
+        assert text in html, text
+
+
+def test_the_catalog_page_exports_and_imports_csv(client: Any, planner_user: Any, designs: dict[str, Any]) -> None:
+    login(client, planner_user)
+    html = client.get("/hardware/").content.decode()
+    assert "ivy-bridge" in html and "isilon-h600" in html
+    csv_text = client.get("/hardware/export/node_types.csv").content.decode()
+    assert csv_text.startswith("name,cpu_model,")
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    bad = SimpleUploadedFile("nodes.csv", csv_text.replace(",6500,", ",cheap,").encode())
+    page = client.post("/hardware/import/", {"file": bad}, follow=True).content.decode()
+    assert "nodes.csv line 3, field price_usd: expected a number" in page
+    good = SimpleUploadedFile("nodes.csv", csv_text.replace(",6500,", ",7100,").encode())
+    page = client.post("/hardware/import/", {"file": good}, follow=True).content.decode()
+    assert "4 node types rows (0 new, 4 updated)" in page
+    form = client.get("/hardware/node-types/ivy-bridge/edit/").content.decode()
+    assert 'value="7100' in form
+
+
+def test_the_editor_names_the_field_and_saving_makes_a_new_evaluated_version(client: Any, planner_user: Any,
+                                                                            designs: dict[str, Any]) -> None:
+    login(client, planner_user)
+    narrow = designs["narrow"]
+    bad = narrow.scenario_yaml.replace("node_type: haswell", "node_type: skylake")
+    html = client.post(f"/designs/{narrow.pk}/edit/", {"scenario": bad, "action": "evaluate"}).content.decode()
+    assert "purchases[3].node_type: unknown node type &#x27;skylake&#x27;" in html
+    ok = client.post(f"/designs/{narrow.pk}/edit/", {"scenario": narrow.scenario_yaml, "action": "check"})
+    assert "Valid: 2014-2019" in ok.content.decode()
+    changed = narrow.scenario_yaml.replace("count: 207", "count: 300")
+    response = client.post(f"/designs/{narrow.pk}/edit/", {"scenario": changed, "action": "evaluate"})
+    v2 = Design.objects.get(parent=narrow)
+    assert response.status_code == 302 and response["Location"] == f"/designs/{v2.pk}/"
+    assert v2.version == 2 and v2.evaluations.count() == 1
+
+
+def test_the_design_page_shows_every_constraint_and_the_comparison_says_why(client: Any, planner_user: Any,
+                                                                            designs: dict[str, Any]) -> None:
+    login(client, planner_user)
+    html = client.get(f"/designs/{designs['wide'].pk}/").content.decode()
+    assert "Flash for days of ingest" in html and "✗ short" in html and "fig-capacity" in html
+    assert client.get(f"/designs/{designs['wide'].pk}/years.csv").content.decode().startswith("year,nodes,")
+    url = f"/designs/compare/?ids={designs['wide'].pk}&ids={designs['narrow'].pk}"
+    html = client.get(url).content.decode()
+    assert "narrow high-clock nodes + flash" in html.split('id="why"')[1].split("</p>")[0]
+    assert "wall core-hours on flash-gss instead of 2,702 on" in html
+    assert "fig-tornado-0" in html and "fig-tornado-1" in html
+
+
+def test_the_api_creates_evaluates_and_starts_the_optimiser(client: Any, planner_user: Any,
+                                                            designs: dict[str, Any]) -> None:
+    login(client, planner_user)
+    text = designs["wide"].scenario_yaml
+    bad = client.post("/api/v1/designs/", {"scenario_yaml": text.replace("count: 85", "count: lots")},
+                      content_type="application/json")
+    assert bad.status_code == 400 and "purchases[0].count: expected an integer" in bad.json()["scenario_yaml"][0]
+    made = client.post("/api/v1/designs/", {"scenario_yaml": text, "name": "API copy"},
+                       content_type="application/json")
+    assert made.status_code == 201 and made.json()["name"] == "API copy"
+    pk = made.json()["id"]
+    ev = client.post(f"/api/v1/designs/{pk}/evaluate/").json()
+    assert ev["feasible"] is False and ev["result"]["years"][0]["year"] == 2014
+    started = client.post(f"/api/v1/designs/{pk}/optimize/", {"time_limit_s": 5}, content_type="application/json")
+    assert started.status_code == 202
+    body = started.json()
+    assert body["status"] == "queued" and body["status_url"].endswith(f"/jobs/{body['job_id']}.json")
+    assert client.get(f"/api/v1/optimizer-runs/{body['run_id']}/").json()["status"] == "queued"
+    names = [n["name"] for n in client.get("/api/v1/node-types/").json()["results"]]
+    assert "ivy-bridge" in names
+
+
+def test_the_api_schema_still_generates_without_warnings() -> None:
+    import io
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("spectacular", "--validate", "--fail-on-warn", stdout=out, stderr=io.StringIO())
+    for path in ("/api/v1/designs/{id}/optimize/", "/api/v1/node-types/", "/api/v1/benchmarks/"):
+        assert path in out.getvalue()

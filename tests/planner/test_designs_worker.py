@@ -1,0 +1,26 @@
+"""A real Celery worker solves an optimiser run launched from the design page and lands on its result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.models import OptimizerRun
+from tests.helpers import login, wait_for_job
+from tests.planner.designs_data import load_catalog_and_designs
+
+
+def test_an_optimiser_run_from_the_design_page_ends_on_its_result(client: Any, planner_user: Any,
+                                                                  live_worker: Any) -> None:
+    designs = load_catalog_and_designs()
+    login(client, planner_user)
+    response = client.post(f"/designs/{designs['optimised'].pk}/optimize/", {"time_limit_s": "20"})
+    run = OptimizerRun.objects.get(design=designs["optimised"])
+    assert response["Location"] == f"/designs/runs/{run.pk}/"
+    assert 'class="card job-progress"' in client.get(response["Location"]).content.decode()
+    job = wait_for_job(run.job_id, timeout_s=120)
+    assert job.status == "succeeded", job.message
+    assert job.result_url == f"/designs/runs/{run.pk}/" and job.done == job.total == 3
+    run.refresh_from_db()
+    assert run.status in ("optimal", "gap") and run.result["evaluation"]["feasible"]
+    html = client.get(job.result_url).content.decode()
+    assert "Purchases" in html and "xeon-e5-2697v4" in html
