@@ -14,9 +14,9 @@ seconds.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterator, Union
 
 NO_ARRAY_INDEX = -1
 
@@ -78,7 +78,7 @@ class Rejected:
     raw: str = ""
 
 
-ParsedItem = Union[JobRecord, Skipped, Rejected]
+ParsedItem = JobRecord | Skipped | Rejected
 ParseStream = Iterator[ParsedItem]
 
 
