@@ -215,3 +215,15 @@ def test_a_real_worker_runs_an_ingest_task(live_worker: Any, planner_user: Any) 
     run.refresh_from_db()
     assert_adds_up(run)
     assert finished.result["jobs_ingested"] == run.jobs_ingested
+
+
+@pytest.mark.django_db
+def test_import_mappings_command_reports_bad_rows_and_loads_the_rest(tmp_path: Path) -> None:
+    Department.objects.create(code="ggs", name="Genetics and Genomic Sciences")
+    path = tmp_path / "map.csv"
+    path.write_text("kind,name,department,project,valid_from,valid_to\nuser,alice,ggs,,,\nplanet,x,ggs,,,\n")
+    out, err = StringIO(), StringIO()
+    call_command("import_mappings", str(path), stdout=out, stderr=err)
+    summary = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert (summary["read"], summary["created"], summary["rejected"]) == (2, 1, 1)
+    assert "map.csv, line 3" in err.getvalue()
