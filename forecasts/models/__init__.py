@@ -23,6 +23,8 @@ from forecasts.models.usage import (
     Job,
     UsageMonthly,
 )
+from forecasts.models.storage import FileSystem, StorageRejection, StorageSnapshot, StorageUsage
+from forecasts.models.workload import WorkloadShapeMonthly
 
 __all__ = [
     "ComputeRate",
@@ -48,4 +50,9 @@ __all__ = [
     "Project",
     "SequencerPlan",
     "UsageMonthly",
+    "FileSystem",
+    "StorageRejection",
+    "StorageSnapshot",
+    "StorageUsage",
+    "WorkloadShapeMonthly",
 ]
