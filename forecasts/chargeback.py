@@ -124,7 +124,14 @@ def resolve_price(rates: Sequence[ComputeRate], qos_rules: Sequence[QosRule], cl
     if rate is None:
         return None
     return ResolvedPrice(rate.core_hour_usd, rate.gpu_hour_usd, rate.mem_gb_hour_usd,
-                         qos_multiplier(qos_rules, qos), f"{rate.cluster}/{rate.queue}")
+                         qos_multiplier(qos_rules, qos), rule_label(rate.cluster, rate.queue))
+
+
+def rule_label(cluster: str, queue: str) -> str:
+    """'any cluster, queue gpu': which rate rule matched, in words for the statement."""
+    where = "any cluster" if cluster in ("", WILDCARD) else f"cluster {cluster}"
+    what = "any queue" if queue in ("", WILDCARD) else f"queue {queue}"
+    return f"{where}, {what}"
 
 
 def billing_usd(core_hours: float, mem_gb_hours: float, gpu_hours: float, price: ResolvedPrice) -> Decimal:

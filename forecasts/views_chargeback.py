@@ -17,7 +17,13 @@ from forecasts import selectors_chargeback as sel
 from forecasts.charts_chargeback import ytd_figure
 from forecasts.exports_chargeback import statement_csv, statement_pdf, statement_xlsx
 from forecasts.models import Institution, Project, RatePlan, Statement
-from forecasts.services.chargeback import ChargebackError, months_with_usage, parse_month, statement_is_stale
+from forecasts.services.chargeback import (
+    NO_STORAGE_NOTE,
+    ChargebackError,
+    months_with_usage,
+    parse_month,
+    statement_is_stale,
+)
 from planner.areas import AREAS_BY_SLUG
 from planner.jobs import job_start
 from planner.roles import planner_required, sees_everything
@@ -45,7 +51,8 @@ def index(request: HttpRequest) -> HttpResponse:
         return render(request, "chargeback/empty.html", context)
     month = _month_param(request, months[0])
     statements = sel.month_overview(request.user, month) if month else []
-    context.update({"month": month, "statements": statements, "totals": sel.totals(statements)})
+    context.update({"month": month, "statements": statements, "totals": sel.totals(statements),
+                    "no_storage": bool(statements) and all(NO_STORAGE_NOTE in s.notes for s in statements)})
     return render(request, "chargeback/index.html", context)
 
 
@@ -131,6 +138,8 @@ def department_ytd(request: HttpRequest, code: str) -> HttpResponse:
         "figure": ytd_figure(rows, department.name, year),
         "total": sum((r["total_usd"] for r in rows), 0), "core_hours": sum(r["core_hours"] for r in rows),
         "compute": sum((r["compute_usd"] for r in rows), 0), "storage": sum((r["storage_usd"] for r in rows), 0),
+        "adjustments": sum((r["adjustments_usd"] for r in rows), 0),
+        "no_storage": bool(rows) and all(NO_STORAGE_NOTE in r["statement"].notes for r in rows),
     })
 
 

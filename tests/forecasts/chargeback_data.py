@@ -50,7 +50,7 @@ def map_accounts(rows: list[tuple[str, str, str | None]]) -> None:
 
 
 def minerva_plan(**overrides: Any) -> Any:
-    """$0.02/core-hour, GPU $0.50/GPU-hour on gpu, memory on bigmem, high 1.5x, scavenger free."""
+    """$0.02/core-hour, GPU $0.50/GPU-hour on gpu, memory on bigmem, high 1.5x, scavenger (QOS or queue) free."""
     from forecasts.models import ComputeRate, QosMultiplier, RatePlan, StorageRate
 
     plan = RatePlan.objects.create(name=overrides.get("name", "Test plan"),
@@ -58,6 +58,7 @@ def minerva_plan(**overrides: Any) -> Any:
     ComputeRate.objects.create(plan=plan, cluster="*", queue="*", core_hour_usd=Decimal("0.02"))
     ComputeRate.objects.create(plan=plan, cluster="*", queue="gpu", core_hour_usd=Decimal("0.02"),
                                gpu_hour_usd=Decimal("0.50"))
+    ComputeRate.objects.create(plan=plan, cluster="*", queue="scavenger", core_hour_usd=Decimal("0"))
     ComputeRate.objects.create(plan=plan, cluster="*", queue="bigmem", core_hour_usd=Decimal("0.02"),
                                mem_gb_hour_usd=Decimal("0.01"))
     QosMultiplier.objects.create(plan=plan, qos="high", multiplier=Decimal("1.5"))
