@@ -16,6 +16,14 @@ from typing import Any
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
+
+
+def pytest_configure(config: Any) -> None:
+    """A test database of this run's own, so concurrent runs on one server never collide."""
+    from django.conf import settings
+
+    name = settings.DATABASES["default"]["NAME"]
+    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = f"test_{name}_{os.getpid()}"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
