@@ -35,7 +35,10 @@ def usage_area_figure(rows: Iterable[dict[str, Any]], *, title: str = "Core-hour
         series.setdefault(code, {})[r["month"]] = float(r["core_hours"] or 0)
         totals[code] = totals.get(code, 0.0) + float(r["core_hours"] or 0)
     order = sorted(series, key=lambda c: (c == "unassigned", -totals[c]))
-    x = [m.isoformat()[:7] for m in months]
+    # Short series on a category axis labelled "Jan 2024" (a date axis labels the first month
+    # only); longer ones on a date axis that thins its ticks.
+    short = len(months) <= 12
+    x = [m.strftime("%b %Y") if short else m.isoformat()[:7] for m in months]
     data = []
     for i, code in enumerate(order):
         colour = UNASSIGNED_COLOUR if code == "unassigned" else PALETTE[i % len(PALETTE)]
@@ -49,11 +52,20 @@ def usage_area_figure(rows: Iterable[dict[str, Any]], *, title: str = "Core-hour
         "data": data,
         "layout": {
             "title": {"text": title, "x": 0, "font": {"size": 16}},
-            "xaxis": {"title": {"text": "month (UTC, by job end)"}, "type": "category" if len(x) < 2 else "date",
-                      "tickformat": "%b %Y"},
+            "xaxis": {"title": {"text": "month (UTC, by job end)"},
+                      **({"type": "category"} if short else {"type": "date", "tickformat": "%b %Y",
+                                                              **_month_ticks(len(x))})},
             "yaxis": {"title": {"text": "core-hours"}, "rangemode": "tozero", "tickformat": ",.0f"},
             "hovermode": "x unified",
-            "legend": {"orientation": "h", "y": -0.2},
-            "margin": {"l": 70, "r": 20, "t": 50, "b": 60},
+            "showlegend": True,  # even with one department: a viewer must see whose usage it is
+            "legend": {"orientation": "h", "y": -0.3, "yanchor": "top", "x": 0},
+            "margin": {"l": 70, "r": 40, "t": 50, "b": 40},
         },
     }
+
+
+def _month_ticks(n_months: int) -> dict[str, str]:
+    """A tick per quarter up to three years; Plotly's own choice beyond."""
+    if n_months <= 36:
+        return {"dtick": "M3"}
+    return {}

@@ -3,7 +3,7 @@
 (function () {
   function human(n) {
     var units = ["bytes", "KB", "MB", "GB", "TB"], i = 0;
-    while (n >= 1000 && i < units.length - 1) { n /= 1000; i++; }
+    while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }  // binary, like the runs list
     return (i ? n.toFixed(1) : n) + " " + units[i];
   }
   document.addEventListener("DOMContentLoaded", function () {

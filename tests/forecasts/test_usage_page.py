@@ -48,7 +48,7 @@ def test_a_planner_sees_every_department_stacked_by_month(client: Any, planner_u
         "Unassigned": UNASSIGNED_CORE_HOURS,
     }
     assert all(t["stackgroup"] == "usage" for t in figure["data"])
-    assert figure["data"][0]["x"] == ["2024-01", "2024-02"]
+    assert figure["data"][0]["x"] == ["Jan 2024", "Feb 2024"]
     kpis = response.context["kpis"]
     assert kpis["jobs"] == 4 and kpis["core_hours"] == 240 and kpis["users"] == 3 and kpis["departments"] == 3
     assert 'data-figure="usage-figure"' in response.content.decode()
