@@ -11,7 +11,7 @@ from typing import Any
 PALETTE = ["#2d5f8b", "#c8702a", "#2f7d4f", "#8b3d8b"]
 DEMAND = "#1d2733"
 LAYOUT: dict[str, Any] = {
-    "margin": {"l": 70, "r": 20, "t": 40, "b": 50}, "legend": {"orientation": "h", "y": -0.18},
+    "margin": {"l": 70, "r": 20, "t": 40, "b": 40}, "legend": {"orientation": "h", "y": -0.12, "yanchor": "top"},
     "font": {"family": "-apple-system, Segoe UI, Roboto, Arial, sans-serif", "size": 13},
     "paper_bgcolor": "#ffffff", "plot_bgcolor": "#ffffff", "hovermode": "x unified",
 }
@@ -22,7 +22,7 @@ Series = list[tuple[str, dict[str, Any]]]  # (label, evaluation result)
 def _layout(title: str, ytitle: str, **extra: Any) -> dict[str, Any]:
     return LAYOUT | {"title": {"text": title, "x": 0}, "yaxis": {"title": {"text": ytitle}, "rangemode": "tozero",
                                                                  "gridcolor": "#eef1f4"},
-                     "xaxis": {"dtick": 1, "title": {"text": "year"}}} | extra
+                     "xaxis": {"dtick": 1}} | extra
 
 
 def _years(result: dict[str, Any]) -> list[int]:
@@ -47,8 +47,8 @@ def capacity_vs_demand(series: Series, band: dict[str, Any] | None = None) -> di
         data.append({"type": "scatter", "mode": "lines+markers", "x": _years(res), "name": "demand",
                      "y": [y["demand_core_hours"] / 1e6 for y in res["years"]],
                      "line": {"color": DEMAND, "width": 3, "dash": "dash"}, "hovertemplate": "%{y:.1f} M demand"})
-    return {"data": data, "layout": _layout("Compute capacity at the utilisation target vs demand",
-                                            "million core-hours / year (reference core)", barmode="group")}
+    return {"data": data, "layout": _layout("Compute at the utilisation target vs demand (reference core)",
+                                            "M core-hours / year", barmode="group")}
 
 
 def cost_by_kind(series: Series) -> dict[str, Any]:
@@ -66,8 +66,9 @@ def cost_by_kind(series: Series) -> dict[str, Any]:
                          "hovertemplate": f"{label}<br>{name}: $%{{y:.2f}} M<extra></extra>"})
     layout = _layout("Cost by kind per year" + (" (D1..D4 = designs in table order)" if multi else ""),
                      "million USD", barmode="stack")
-    layout["xaxis"] = {"title": {"text": "year" + (" / design" if multi else "")}, "type": "multicategory"
-                       if multi else "category"}
+    layout["xaxis"] = {"type": "multicategory" if multi else "category"}
+    if multi:
+        layout["legend"] = LAYOUT["legend"] | {"y": -0.2}
     layout["hovermode"] = "closest"
     return {"data": data, "layout": layout}
 
@@ -133,6 +134,7 @@ def tornado(sens: dict[str, Any], title: str) -> dict[str, Any]:
         "barmode": "overlay", "hovermode": "closest",
         "xaxis": {"title": {"text": "change in total cost, million USD"}, "zeroline": True, "zerolinewidth": 2},
         "yaxis": {"automargin": True}, "margin": {"l": 230, "r": 20, "t": 70, "b": 50},
+        "legend": {"orientation": "h", "y": -0.3, "yanchor": "top"},
     }
     return {"data": data, "layout": layout}
 

@@ -37,3 +37,11 @@ def num(value: Any, digits: int = 0) -> str:
     if value is None or value == "":
         return "–"
     return f"{float(value):,.{int(digits)}f}"
+
+
+@register.filter
+def short_rule(rule: str) -> str:
+    """The head of a cost-model rule ('scaled from ivy-bridge by clock 3.5->2.4 GHz x arch 1.0/1.0'),
+    without the cited benchmark and nested rules (shown in full on demand)."""
+    head = str(rule).split(" [", 1)[0].split(" (", 1)[0]
+    return head
