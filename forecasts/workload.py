@@ -38,8 +38,15 @@ UNKNOWN = -1  # bucket of a job without the value (no requested wall time, no su
 CORE_BUCKETS = 21  # up to 2**20 cores
 
 
+CORE_EDGES: tuple[int, ...] = tuple(2**k for k in range(CORE_BUCKETS - 1))  # thresholds on cores - 1
+
+
 def cores_bucket(cores: int) -> int:
-    return 0 if cores <= 1 else min(CORE_BUCKETS - 1, math.ceil(math.log2(cores)))
+    return bucket_of(max(cores, 1) - 1, CORE_EDGES)
+
+
+def cores_bounds(b: int) -> tuple[int, int]:
+    return (1, 1) if b <= 0 else (2 ** (b - 1) + 1, 2**b)
 
 
 def cores_label(b: int) -> str:

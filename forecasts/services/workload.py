@@ -1,0 +1,141 @@
+"""Maintaining the workload shape rollups (WorkloadShapeMonthly) incrementally and from scratch.
+
+``SHAPE_CTES`` is spliced into the ingest batch statement (forecasts/services/ingest.py,
+``_LOAD_SQL``) after its ``ins`` CTE: the jobs a batch inserted are bucketed and upserted
+into the rollup in the same statement, hence the same transaction, as the jobs themselves.
+PostgreSQL runs a data-modifying CTE to completion even when the outer query does not
+read it, so the batch's final SELECT is unchanged.
+
+``rebuild_cluster`` recomputes a cluster's rows from its jobs (data loaded before the
+table existed), month by month in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
+
+from forecasts.models import Cluster, Job, WorkloadShapeMonthly
+from forecasts.workload import (
+    CORE_EDGES,
+    CORE_HOUR_EDGES,
+    DIM_CORE_HOURS,
+    DIM_RATIO,
+    DIM_REQUEST,
+    DIM_RUNTIME,
+    DIM_SIZE,
+    DIM_WAIT,
+    RATIO_EDGES,
+    TIME_EDGES_S,
+    UNKNOWN,
+    sql_array,
+)
+
+_T = sql_array(TIME_EDGES_S)
+
+# Bucket a relation of jobs ({source}: columns identity_id, queue, submit, start, "end", cores,
+# nodes, wall_s, core_hours, req_walltime_s) and aggregate per month x identity x queue x dim.
+_SHAPE_SELECT = f"""
+shape_src AS (
+    SELECT date_trunc('month', COALESCE(j."end", j.start, j.submit) AT TIME ZONE 'UTC')::date AS month,
+        j.identity_id, j.queue, j.cores, j.nodes, j.wall_s, j.core_hours,
+        CASE WHEN j.req_walltime_s > 0 THEN j.req_walltime_s END AS req_s,
+        CASE WHEN j.start IS NOT NULL AND j.submit IS NOT NULL
+             THEN GREATEST(EXTRACT(EPOCH FROM (j.start - j.submit)), 0) END AS wait_s,
+        width_bucket((GREATEST(j.cores, 1) - 1)::float8, {sql_array(CORE_EDGES)}) AS size_b,
+        (j.nodes <= 1)::int AS single,
+        width_bucket(j.wall_s, {_T}) AS rt_b,
+        width_bucket(j.core_hours, {sql_array(CORE_HOUR_EDGES)}) AS ch_b,
+        CASE WHEN j.req_walltime_s > 0 THEN width_bucket(j.req_walltime_s::float8, {_T}) ELSE {UNKNOWN} END
+            AS req_b,
+        (j.wall_s < 86400)::int AS under_day,
+        CASE WHEN j.req_walltime_s > 0 AND j.wall_s > 0
+             THEN width_bucket(j.req_walltime_s / j.wall_s, {sql_array(RATIO_EDGES)}) ELSE {UNKNOWN} END
+            AS ratio_b,
+        CASE WHEN j.start IS NOT NULL AND j.submit IS NOT NULL
+             THEN width_bucket(GREATEST(EXTRACT(EPOCH FROM (j.start - j.submit)), 0)::float8, {_T})
+             ELSE {UNKNOWN} END AS wait_b
+    FROM {{source}} j
+), shape_agg AS (
+    SELECT month, identity_id, queue,
+        CASE WHEN GROUPING(size_b) = 0 THEN {DIM_SIZE} WHEN GROUPING(rt_b) = 0 THEN {DIM_RUNTIME}
+             WHEN GROUPING(ch_b) = 0 THEN {DIM_CORE_HOURS} WHEN GROUPING(req_b) = 0 THEN {DIM_REQUEST}
+             WHEN GROUPING(ratio_b) = 0 THEN {DIM_RATIO} ELSE {DIM_WAIT} END AS dim,
+        COALESCE(size_b, rt_b, ch_b, req_b, ratio_b, wait_b) AS bucket,
+        COALESCE(single, under_day, 0) AS flag,
+        count(*) AS jobs, sum(core_hours) AS core_hours, sum(nodes * wall_s) / 3600.0 AS node_hours,
+        sum(wall_s) / 3600.0 AS wall_hours, COALESCE(sum(wait_s), 0) / 3600.0 AS wait_hours,
+        COALESCE(sum(req_s), 0) / 3600.0 AS req_hours,
+        max(core_hours) AS max_core_hours, min(core_hours) AS min_core_hours,
+        max(wall_s) AS max_wall_s, min(wall_s) AS min_wall_s
+    FROM shape_src
+    GROUP BY month, identity_id, queue,
+        GROUPING SETS ((size_b, single), (rt_b), (ch_b), (req_b, under_day), (ratio_b), (wait_b))
+)"""
+
+_SHAPE_UPSERT = """
+INSERT INTO forecasts_workloadshapemonthly (
+    cluster_id, month, identity_id, queue, dim, bucket, flag, jobs, core_hours, node_hours, wall_hours,
+    wait_hours, req_hours, max_core_hours, min_core_hours, max_wall_s, min_wall_s)
+SELECT %(cluster)s, month, identity_id, queue, dim, bucket, flag, jobs, core_hours, node_hours, wall_hours,
+    wait_hours, req_hours, max_core_hours, min_core_hours, max_wall_s, min_wall_s
+FROM shape_agg
+ON CONFLICT (cluster_id, month, identity_id, queue, dim, bucket, flag) DO UPDATE SET
+    jobs = forecasts_workloadshapemonthly.jobs + EXCLUDED.jobs,
+    core_hours = forecasts_workloadshapemonthly.core_hours + EXCLUDED.core_hours,
+    node_hours = forecasts_workloadshapemonthly.node_hours + EXCLUDED.node_hours,
+    wall_hours = forecasts_workloadshapemonthly.wall_hours + EXCLUDED.wall_hours,
+    wait_hours = forecasts_workloadshapemonthly.wait_hours + EXCLUDED.wait_hours,
+    req_hours = forecasts_workloadshapemonthly.req_hours + EXCLUDED.req_hours,
+    max_core_hours = GREATEST(forecasts_workloadshapemonthly.max_core_hours, EXCLUDED.max_core_hours),
+    min_core_hours = LEAST(forecasts_workloadshapemonthly.min_core_hours, EXCLUDED.min_core_hours),
+    max_wall_s = GREATEST(forecasts_workloadshapemonthly.max_wall_s, EXCLUDED.max_wall_s),
+    min_wall_s = LEAST(forecasts_workloadshapemonthly.min_wall_s, EXCLUDED.min_wall_s)
+"""
+
+# Spliced into the ingest batch statement after its other CTEs (it reads ``ins``).
+SHAPE_CTES = ", " + _SHAPE_SELECT.replace("{source}", "ins") + ", shaped AS (" + _SHAPE_UPSERT + " RETURNING 1)\n"
+
+_REBUILD_SQL = (
+    "WITH " + _SHAPE_SELECT.replace(
+        "{source}",
+        '(SELECT * FROM forecasts_job WHERE cluster_id = %(cluster)s AND "end" >= %(lo)s AND "end" < %(hi)s)',
+    ) + _SHAPE_UPSERT
+)
+_REBUILD_UNDATED_SQL = (
+    "WITH " + _SHAPE_SELECT.replace(
+        "{source}", '(SELECT * FROM forecasts_job WHERE cluster_id = %(cluster)s AND "end" IS NULL)'
+    ) + _SHAPE_UPSERT
+)
+
+
+def rebuild_cluster(cluster: Cluster, log: Callable[[str], None] | None = None) -> dict[str, int]:
+    """Recompute a cluster's shape rollups from its jobs (one transaction, a month at a time)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT date_trunc('month', min(\"end\") AT TIME ZONE 'UTC')::date, "
+            "date_trunc('month', max(\"end\") AT TIME ZONE 'UTC')::date, count(*) "
+            "FROM forecasts_job WHERE cluster_id = %s", [cluster.pk])
+        first, last, jobs = cursor.fetchone()
+    with transaction.atomic(), connection.cursor() as cursor:
+        deleted, _ = WorkloadShapeMonthly.objects.filter(cluster=cluster).delete()
+        if first is not None:
+            month = first
+            while month <= last:
+                nxt = month.replace(year=month.year + (month.month == 12), month=month.month % 12 + 1)
+                cursor.execute(_REBUILD_SQL, {"cluster": cluster.pk, "lo": f"{month} 00:00+00",
+                                              "hi": f"{nxt} 00:00+00"})
+                if log:
+                    log(f"  {cluster.name} {month:%Y-%m}: {cursor.rowcount} rows")
+                month = nxt
+        cursor.execute(_REBUILD_UNDATED_SQL, {"cluster": cluster.pk})
+    rows = WorkloadShapeMonthly.objects.filter(cluster=cluster).count()
+    return {"cluster": cluster.name, "jobs": jobs, "rows_deleted": deleted, "rows": rows}
+
+
+def clusters_needing_rebuild() -> list[Cluster]:
+    """Clusters with jobs but no shape rows (loaded before the rollup existed)."""
+    return list(Cluster.objects.filter(Exists(Job.objects.filter(cluster=OuterRef("pk"))))
+                .exclude(Exists(WorkloadShapeMonthly.objects.filter(cluster=OuterRef("pk")))))
