@@ -111,7 +111,8 @@ def plan_chart(months: list[str], by_assay: dict[str, list[float]], stored_pb: l
     ]
     data.append({"x": months, "y": stored_pb, "type": "scatter", "mode": "lines", "name": "PB held (right axis)",
                  "yaxis": "y2", "line": {"color": "#d62728", "width": 2}})
-    layout = _layout("Sequencer-driven demand by assay", f"core-hours/month on {reference}")
+    layout = _layout("Sequencer-driven demand by assay", f"core-hours/month on {reference} (reference core)")
+    layout["margin"] = {"l": 80, "r": 80, "t": 50, "b": 40}
     layout["yaxis2"] = {"title": {"text": "PB held (decimal)"}, "overlaying": "y", "side": "right",
                         "rangemode": "tozero"}
     return {"data": data, "layout": layout}

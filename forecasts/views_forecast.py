@@ -90,7 +90,12 @@ def _plan_for_stack(fit: ForecastFit, plan_id: str | None) -> SequencerPlan | No
         return None
     if plan_id:
         return SequencerPlan.objects.filter(pk=_int(plan_id, 0, 0, 10**9)).first()
-    return SequencerPlan.objects.order_by("-created_at").first()
+    # by default, the newest plan whose months overlap the chart (history + forecast)
+    end = fit.result["steps"][-1]["date"] if fit.result["steps"] else fit.through.isoformat()
+    for row in SequencerPlan.objects.order_by("-created_at")[:20]:
+        if row.document["start"] <= end and row.document["end"] >= fit.start.isoformat():
+            return row
+    return None
 
 
 @planner_required
@@ -245,6 +250,9 @@ def series_detail(request: HttpRequest, pk: int) -> HttpResponse:
         ctx["chosen"] = next(f for f in result["fits"] if f["family"] == fit.family)
         ctx["fan"] = charts.fan_chart(result, units=series.units, title=f"{series.name}: history, fits and forecast")
         ctx["fan"]["layout"]["xaxis"]["title"]["text"] = "period"
+        if result["log"]:  # growth or decline by a constant factor reads as a straight line
+            ctx["fan"]["layout"]["yaxis"] = {"title": {"text": f"{series.units} (log scale)"}, "type": "log"}
+        ctx["hide_yearly"] = series.frequency == "A"  # one value a year: the forecast table says it all
         bt = year_ago_backtest(fit)
         ctx["bt"] = bt
         if bt:

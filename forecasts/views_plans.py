@@ -60,7 +60,7 @@ def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
     plan = plan_of(row)
     years = yearly_figures(plan)
     stages = list(dict.fromkeys(s for y in years for s in y.new_tb))
-    nodes = list(plan.node_types)
+    nodes = [plan.reference_node, *(n for n in plan.node_types if n != plan.reference_node)]
     monthly = plan_monthly_by_assay(plan)
     return render(request, "forecasts/plan.html", {
         "row": row, "plan": plan, "years": years, "stages": stages, "nodes": nodes,

@@ -46,3 +46,8 @@ def sig(value: Any) -> str:
     if a >= 100:
         return f"{v:,.0f}"
     return f"{v:.3g}"
+
+
+@register.filter
+def get(mapping: Any, key: Any) -> Any:
+    return mapping.get(key) if hasattr(mapping, "get") else None

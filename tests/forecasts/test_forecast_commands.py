@@ -128,3 +128,16 @@ def test_forecast_series_bad_rows_name_the_line(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="bad.csv line 3: column 'value': not a number"):
         call_command("forecast_series", str(f), "--frequency", "A", "--horizon", "2", stdout=StringIO(),
                      stderr=StringIO())
+
+
+def test_designs_can_read_a_forecast_price_for_a_year() -> None:
+    from forecasts.selectors_forecasting import NoPriceForecast, price_forecast_for, price_forecast_range
+
+    s = run("forecast_series", str(PRICES), "--frequency", "A", "--horizon", "5", "--save", "Disk", "--units",
+            "USD/TB", "--json")
+    series_id = ForecastFit.objects.get(pk=s["fit"]).external_series_id
+    assert price_forecast_for(series_id, 2024) == pytest.approx(14.0)  # observed
+    p10, median, p90 = price_forecast_range(series_id, 2027)
+    assert p10 < median < p90 and median < 14.0  # still falling
+    with pytest.raises(NoPriceForecast, match="not 2040"):
+        price_forecast_for(series_id, 2040)
