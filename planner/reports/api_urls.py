@@ -1,0 +1,3 @@
+from planner.reports.api import router
+
+urlpatterns = router.urls

@@ -1,0 +1,398 @@
+"""Gather a report's facts from the database, through the other areas' selectors and services.
+
+Returns plain JSON-safe dicts (stored on the report version, so a version can be rebuilt exactly)
+and the references every number cites. Nothing here recomputes what another area computes: usage
+comes from ``forecasts.selectors.usage_filtered``, utilisation from ``forecasts.workload``,
+storage from the stored ``StorageSnapshot`` statistics, projections from the stored
+``ForecastFit``/``SequencerPlan`` (``plan_summary``), per-genome figures from
+``planner.costmodel.CostModel`` and the configuration from the stored ``DesignEvaluation``.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+from django.db.models import Count, Max, Min, Q, Sum
+from django.utils import timezone
+
+from forecasts.models import Cluster, ClusterCapacity, ForecastFit, IngestRun, Institution, SequencerPlan
+from forecasts.selectors import usage_filtered
+from forecasts.storage.stats import format_size
+from forecasts.workload import CapacityStep, capacity_core_hours, month_end
+from planner.costmodel import CostModel, NoBenchmarkError, speedup
+from planner.models import Design, DesignEvaluation
+from planner.services_catalog import catalog_from_db
+
+BYTES_PER_TB = 1e12
+
+
+class ReportInputError(ValueError):
+    """A chosen input (cluster, design, forecast) does not exist or has nothing to report."""
+
+
+def _ref(refs: list[dict[str, str]], key: str, kind: str, label: str, detail: str = "") -> str:
+    if not any(r["key"] == key for r in refs):
+        refs.append({"key": key, "kind": kind, "label": label, "detail": detail})
+    return key
+
+
+def default_period(cluster: Cluster | None) -> tuple[date, date] | None:
+    """The whole span of usage of the cluster (first month, last complete month).
+
+    The month of the last job end in the logs is usually cut short (logs taken on the 6th hold six
+    days of it), so it is left out of the default period unless it is the only month.
+    """
+    agg = usage_filtered(cluster=cluster.name if cluster else None).aggregate(lo=Min("month"), hi=Max("month"))
+    if agg["lo"] is None:
+        return None
+    runs = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED)
+    if cluster:
+        runs = runs.filter(cluster=cluster)
+    last_end = runs.aggregate(e=Max("last_end"))["e"]
+    hi = agg["hi"]
+    if last_end is not None and last_end.date() < month_end(hi) - timedelta(days=1) and hi > agg["lo"]:
+        hi = date(hi.year - (hi.month == 1), (hi.month - 2) % 12 + 1, 1)
+    return agg["lo"], hi
+
+
+def latest_design_evaluation(design: Design) -> DesignEvaluation | None:
+    return design.evaluations.order_by("-created_at").first()
+
+
+def gather_facts(*, design: Design, cluster: Cluster | None = None, start: date | None = None,
+                 end: date | None = None, forecast: ForecastFit | None = None,
+                 plan: SequencerPlan | None = None) -> dict[str, Any]:
+    refs: list[dict[str, str]] = []
+    period = (start, end) if start and end else default_period(cluster)
+    if period is None:
+        period = (date.today().replace(day=1), date.today().replace(day=1))
+    start, end = period[0].replace(day=1), period[1].replace(day=1)
+    inst = Institution.objects.first()
+    facts: dict[str, Any] = {
+        "institution": {"name": inst.name, "short_name": getattr(inst, "short_name", "")} if inst else {},
+        "cluster": cluster.name if cluster else None,
+        "period": {"start": start.isoformat(), "end": end.isoformat()},
+        "generated_at": timezone.now().isoformat(timespec="seconds"),
+    }
+    facts["ingest_runs"] = _ingest_runs(refs, cluster, start, end)
+    facts["usage"] = _usage(cluster, start, end)
+    facts["workload"] = _workload(refs, cluster, start, end)
+    facts["storage"] = _storage(refs)
+    facts["forecast"] = _forecast(refs, forecast, cluster)
+    facts["sequencer_plan"] = _plan(refs, plan)
+    facts["design"] = _design(refs, design)
+    facts["benchmarks"] = _benchmarks(refs, design)
+    facts["references"] = refs
+    return facts
+
+
+# ---- usage ---------------------------------------------------------------------------------------
+def _ingest_runs(refs: list[dict[str, str]], cluster: Cluster | None, start: date, end: date) -> list[dict[str, Any]]:
+    runs = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED, jobs_ingested__gt=0)
+    if cluster:
+        runs = runs.filter(cluster=cluster)
+    runs = runs.filter(Q(last_end__isnull=True) | Q(last_end__date__gte=start),
+                       Q(first_start__isnull=True) | Q(first_start__date__lt=month_end(end)))
+    out = []
+    for r in runs.select_related("cluster").prefetch_related("files").order_by("pk"):
+        files = ", ".join(f.name for f in r.files.all())
+        detail = (f"{r.format} logs of {r.cluster.name}: {files}; {r.jobs_ingested:,} jobs, "
+                  f"{r.first_start:%Y-%m-%d} to {r.last_end:%Y-%m-%d}, finished "
+                  f"{r.finished_at:%Y-%m-%d %H:%M}" if r.first_start and r.last_end and r.finished_at
+                  else f"{r.format} logs of {r.cluster.name}: {files}")
+        _ref(refs, f"ingest-{r.pk}", "ingest run", f"Ingest run #{r.pk}", detail)
+        out.append({"id": r.pk, "cluster": r.cluster.name, "format": r.format, "files": files,
+                    "jobs": r.jobs_ingested})
+    return out
+
+
+def _usage(cluster: Cluster | None, start: date, end: date) -> dict[str, Any]:
+    rows = usage_filtered(cluster=cluster.name if cluster else None, start=start, end=end)
+    tot = rows.aggregate(jobs=Sum("jobs"), core_hours=Sum("core_hours"),
+                         users=Count("identity__user", distinct=True), projects=Count("project", distinct=True),
+                         departments=Count("department", distinct=True))
+    if not tot["jobs"]:
+        return {"jobs": 0}
+    monthly = {m["month"]: m["ch"] for m in rows.values("month").annotate(ch=Sum("core_hours")).order_by("month")}
+    steps = []
+    if cluster:
+        steps = [CapacityStep(c.effective_from, c.cores)
+                 for c in ClusterCapacity.objects.filter(cluster=cluster).order_by("effective_from")]
+    months = []
+    for m, ch in monthly.items():
+        cap = capacity_core_hours(steps, m, month_end(m)) if steps else None
+        months.append({"month": m.isoformat(), "core_hours": float(ch or 0), "capacity_core_hours": cap})
+    cap_total = capacity_core_hours(steps, start, month_end(end)) if steps else None
+    yearly = []
+    for y in (rows.values("month__year").annotate(jobs=Sum("jobs"), ch=Sum("core_hours"),
+                                                  users=Count("identity__user", distinct=True),
+                                                  months=Count("month", distinct=True))
+              .order_by("month__year")):
+        yearly.append({"year": y["month__year"], "months": y["months"], "jobs": y["jobs"],
+                       "core_hours": float(y["ch"]), "users": y["users"]})
+    by_dept = []
+    for d in (rows.values("department__code", "department__name")
+              .annotate(jobs=Sum("jobs"), ch=Sum("core_hours"), users=Count("identity__user", distinct=True))
+              .order_by("-ch")):
+        by_dept.append({"code": d["department__code"], "name": d["department__name"], "jobs": d["jobs"],
+                        "core_hours": float(d["ch"]), "users": d["users"],
+                        "share": float(d["ch"]) / float(tot["core_hours"]) if tot["core_hours"] else 0.0})
+    values = [x["core_hours"] for x in months]
+    growth = None
+    if len(values) >= 24:
+        last, before = sum(values[-12:]), sum(values[-24:-12])
+        growth = {"months": 12, "last": last, "before": before, "ratio": last / before if before else None}
+    return {
+        "jobs": tot["jobs"], "core_hours": float(tot["core_hours"] or 0), "users": tot["users"],
+        "projects": tot["projects"], "departments": tot["departments"], "months": len(months),
+        "capacity_core_hours": cap_total,
+        "utilisation": float(tot["core_hours"]) / cap_total if cap_total else None,
+        "monthly": months, "yearly": yearly, "by_department": by_dept, "growth": growth,
+    }
+
+
+def _workload(refs: list[dict[str, str]], cluster: Cluster | None, start: date, end: date) -> dict[str, Any] | None:
+    """The workload table from the workload-characterisation selectors, when that capability is installed."""
+    from planner.reports import workload_adapter
+
+    return workload_adapter.workload_facts(cluster=cluster, start=start, end=end,
+                                           refs=[r["key"] for r in refs if r["kind"] == "ingest run"])
+
+
+# ---- storage -------------------------------------------------------------------------------------
+def _storage(refs: list[dict[str, str]]) -> dict[str, Any] | None:
+    from forecasts.models.storage import StorageSnapshot
+
+    snaps = list(StorageSnapshot.objects.filter(status=StorageSnapshot.Status.COMPLETED)
+                 .select_related("filesystem").order_by("filesystem__name", "-taken_on"))
+    latest: dict[int, Any] = {}
+    for s in snaps:
+        latest.setdefault(s.filesystem_id, s)
+    if not latest:
+        return None
+    chosen = list(latest.values())
+    keys = [_ref(refs, f"scan-{s.pk}", "storage scan", f"Scan of {s.filesystem.name} on {s.taken_on}",
+                 f"{s.format} scan {s.scan_name}; {s.files:,} files, {s.lines_read:,} lines read")
+            for s in chosen]
+    big = max(chosen, key=lambda s: s.files)  # the deciles and small-file facts of the largest scan
+    stats = big.stats or {}
+    files = sum(s.files for s in chosen)
+    nbytes = sum(s.bytes_total for s in chosen)
+    zero = sum(s.zero_length for s in chosen)
+    deciles = stats.get("deciles") or []
+    d80 = next((d for d in deciles if d.get("decile") == 80), None)
+    rows = [
+        {"label": "File systems scanned", "value": ", ".join(f"{s.filesystem.name} ({s.taken_on})" for s in chosen)},
+        {"label": "# of files", "value": f"{files:,}"},
+        {"label": "Total storage used (TB)", "value": f"{nbytes / BYTES_PER_TB:,.1f}"},
+        {"label": "Average file size", "value": format_size(nbytes / files) if files else "–"},
+        {"label": f"Median file size ({big.filesystem.name})",
+         "value": format_size(big.median_size_bytes) if big.median_size_bytes is not None else "–"},
+        {"label": f"Maximum file size ({big.filesystem.name})",
+         "value": format_size(stats["max_size_bytes"]) if stats.get("max_size_bytes") is not None else "–"},
+        {"label": f"80% of files smaller than ({big.filesystem.name})", "value": d80["max_size"] if d80 else "–"},
+        {"label": "# of zero-length files", "value": f"{zero:,}"},
+    ]
+    facts_txt = []
+    for sf in stats.get("small_files") or []:
+        facts_txt.append(f"{sf['files']:,} files ({sf['files_share'] * 100:.0f}%) are {sf['label']} and hold "
+                         f"{sf['bytes_share'] * 100:.3f}% of the bytes.")
+    dirs = stats.get("directories") or {}
+    if dirs.get("count"):
+        facts_txt.append(f"The scan saw {dirs['count']:,} directories.")
+    fit = ((big.facts or {}).get("inode_fit") or [None])[0]
+    if fit:
+        facts_txt.append(f"{fit['files']:,} files fit in a {fit['inode_data_bytes']:,}-byte inode, saving "
+                         f"{fit['saved_tb']:.2f} TB of {fit['sub_block_bytes'] // 1024} KB sub-blocks.")
+    return {
+        "refs": keys, "rows": rows, "files": files, "bytes": nbytes,
+        "deciles": [{"decile": f"{d['decile']}%", "max_size": d["max_size"], "files": f"{d['files']:,}",
+                     "files_n": d["files"]} for d in deciles],
+        "small_file_facts": facts_txt,
+        "narrative": (f"The latest scans hold {files:,} files and {nbytes / BYTES_PER_TB:,.1f} TB. Small files "
+                      "drive metadata operations rather than capacity."),
+    }
+
+
+# ---- projections ---------------------------------------------------------------------------------
+def default_forecast(cluster: Cluster | None) -> ForecastFit | None:
+    fits = ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS, department__isnull=True,
+                                      exclude_department__isnull=True)
+    return fits.filter(cluster=cluster).first() if cluster else fits.filter(cluster__isnull=True).first()
+
+
+def _forecast(refs: list[dict[str, str]], fit: ForecastFit | None, cluster: Cluster | None) -> dict[str, Any] | None:
+    fit = fit or default_forecast(cluster)
+    if fit is None:
+        return None
+    _ref(refs, f"fit-{fit.pk}", "forecast fit", f"Forecast fit #{fit.pk}: {fit.series_label}",
+         f"{fit.family} ({fit.selection}) on {fit.start:%Y-%m} to {fit.through:%Y-%m}, "
+         f"{len(fit.values)} periods; created {fit.created_at:%Y-%m-%d %H:%M}")
+    per = fit.units.split("/")[0] if "/" in fit.units else fit.units
+    return {"id": fit.pk, "series": fit.series_label, "family": fit.family, "selection": fit.selection,
+            "reason": fit.reason, "units": fit.units, "year_units": f"{per} per year",
+            "history_from": fit.start.isoformat(), "through": fit.through.isoformat(), "yearly": fit.yearly}
+
+
+def _plan(refs: list[dict[str, str]], plan: SequencerPlan | None) -> dict[str, Any] | None:
+    from forecasts.services.sequencer_plans import plan_summary
+
+    plan = plan or SequencerPlan.objects.order_by("name", "-version").first()
+    if plan is None:
+        return None
+    _ref(refs, f"plan-{plan.pk}", "sequencer plan", f"Sequencer plan #{plan.pk}: {plan.name} v{plan.version}",
+         f"source {plan.source}, saved {plan.created_at:%Y-%m-%d}")
+    return plan_summary(plan)
+
+
+# ---- supply side ---------------------------------------------------------------------------------
+def _purchase_rows(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for p in scenario.get("purchases") or []:
+        if p.get("node_type"):
+            item, count = f"nodes: {p['node_type']}", f"{p.get('count', 0):,}"
+        elif p.get("storage_system"):
+            item, count = f"storage: {p['storage_system']}", f"{p.get('count', 0):,}"
+        else:
+            item, count = f"flash: {scenario.get('constraints', {}).get('flash_system', 'flash')}", \
+                f"{p.get('flash_tb', 0):,} TB"
+        out.append({"year": p.get("year"), "item": item, "count": count, "note": p.get("note", "")})
+    return sorted(out, key=lambda r: r["year"] or 0)
+
+
+def _design(refs: list[dict[str, str]], design: Design) -> dict[str, Any]:
+    ev = latest_design_evaluation(design)
+    if ev is None:
+        from planner.services_designs import design_evaluate
+
+        ev = design_evaluate(design=design)
+    sc = design.scenario
+    _ref(refs, f"design-{design.pk}", "design", f"Design #{design.pk}: {design.name} v{design.version}",
+         f"scenario saved {design.created_at:%Y-%m-%d %H:%M}")
+    _ref(refs, f"eval-{ev.pk}", "design evaluation", f"Design evaluation #{ev.pk} of design #{design.pk}",
+         f"inputs sha256 {ev.inputs_sha256[:12]}; evaluated {ev.created_at:%Y-%m-%d %H:%M}")
+    result = ev.result
+    years = result["years"]
+    purchase_years = [p.get("year") for p in sc.get("purchases") or [] if p.get("year")]
+    conf_year = max(purchase_years) if purchase_years else years[0]["year"]
+    y = next((x for x in years if x["year"] == conf_year), years[-1])
+    costs = sc.get("costs") or {}
+    constraints = sc.get("constraints") or {}
+    maint = float(costs.get("maintenance_days_per_year", 9.0))
+    nodes_by_name = {n["name"]: n for n in (ev.catalog_snapshot or {}).get("node_types", [])}
+    counts = _active_node_counts(sc, conf_year, nodes_by_name)
+    fullness = constraints.get("fullness_limit")
+    conf = {
+        "year": y["year"], "cores": y["cores"], "nodes": y["nodes"], "memory_tb": y["memory_tb"],
+        "peak_tf": y["peak_tf"], "core_hours_available": y["core_hours_available"],
+        "raw_pb": y["raw_tb"] / 1000.0, "usable_pb": y["usable_tb"] / 1000.0, "flash_tb": y["flash_tb"],
+        "bandwidth_gbps": y["bandwidth_gbps"], "schedulable_hours": 24 * (365 - maint),
+        "maintenance_days": maint,
+        "fullness_limit": fullness if fullness is not None else (y["plannable_tb"] / y["usable_tb"]
+                                                                 if y["usable_tb"] else None),
+    }
+    ref_core = sc.get("reference_core") or {}
+    assumptions = [
+        f"Demand and capacity are compared in core-hours on the reference core ({ref_core.get('note', '')} "
+        f"{ref_core.get('clock_ghz', 3.5)} GHz, architecture factor {ref_core.get('arch_factor', 1.0)}), by a "
+        f"strict linear clock comparison.",
+        f"Capacity counts {constraints.get('utilisation_target', 0.85) * 100:.0f}% utilisation of "
+        f"{24 * (365 - maint):,.0f} schedulable hours per core per year.",
+        f"Online storage is planned to {conf['fullness_limit'] * 100:.0f}% of usable capacity."
+        if conf["fullness_limit"] else "",
+        f"The flash tier holds {constraints.get('flash_days', 7):g} days of ingest.",
+        f"Power at ${costs.get('power_usd_per_kwh', 0.10):.2f}/kWh with PUE {costs.get('pue', 1.5):g}; future "
+        f"costs discounted at {costs.get('discount_rate', 0.05) * 100:.0f}% a year.",
+    ]
+    for n in nodes_by_name.values():
+        if n.get("assumptions") and n["name"] in counts:
+            assumptions.append(f"{n['name']}: {n['assumptions']}.")
+    return {
+        "id": design.pk, "name": design.name, "version": design.version, "description": design.description,
+        "evaluation_id": ev.pk, "start_year": years[0]["year"], "end_year": years[-1]["year"],
+        "evaluation": {k: result[k] for k in ("capex_usd", "opex_usd", "tco_usd", "npv_usd", "feasible",
+                                              "failures", "years")},
+        "derivations": result.get("derivations") or {}, "configuration": conf,
+        "node_types": [{**{k: nodes_by_name[n][k] for k in ("name", "sockets", "cores_per_node", "cpu_model",
+                                                          "base_clock_ghz", "memory_gb")}, "count": c}
+                       for n, c in counts.items() if n in nodes_by_name],
+        "purchases": _purchase_rows(sc), "assumptions": [a for a in assumptions if a],
+        "pipeline": sc.get("pipeline") or "GATK 3.1.1 WGS",
+    }
+
+
+def _active_node_counts(sc: dict[str, Any], year: int, nodes: dict[str, Any]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    items = [(e.get("node_type"), e.get("count", 0), e.get("purchase_year"), e.get("lifetime_years"))
+             for e in sc.get("existing") or []]
+    items += [(p.get("node_type"), p.get("count", 0), p.get("year"), None) for p in sc.get("purchases") or []]
+    for name, count, bought, life in items:
+        if not name or bought is None:
+            continue
+        life = life or (nodes.get(name) or {}).get("lifetime_years", 5)
+        if bought <= year < bought + life:
+            counts[name] = counts.get(name, 0) + int(count)
+    return counts
+
+
+def _benchmarks(refs: list[dict[str, str]], design: Design) -> dict[str, Any]:
+    """Per-genome CPU and wall hours of the design's pipeline: every measured configuration, then
+    the design's own node types on its pipeline storage (derived by the cost model, with its rule)."""
+    from planner.models import Benchmark
+
+    pipeline = design.scenario.get("pipeline") or "GATK 3.1.1 WGS"
+    catalog = catalog_from_db()
+    model = CostModel(catalog)
+    rows: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for b in (Benchmark.objects.filter(pipeline=pipeline, cpu_hours_per_sample__isnull=False)
+              .select_related("node_type", "storage_system").order_by("-wall_core_hours_per_sample")):
+        key = _ref(refs, f"bench-{b.pk}", "benchmark", f"Benchmark #{b.pk}: {b.pipeline} on "
+                   f"{b.node_type.name}/{b.storage_system.name}", b.source)
+        cpu = model.cpu_hours_per_sample(pipeline, b.node_type.name, b.storage_system.name)
+        wall = model.wall_core_hours_per_sample(pipeline, b.node_type.name, b.storage_system.name)
+        rows.append({"node_type": b.node_type.name, "storage": b.storage_system.name, "cpu_hours": cpu.value,
+                     "wall_hours": wall.value, "cpu_efficiency": cpu.value / wall.value if wall.value else None,
+                     "rule": "measured" if wall.rule.startswith("benchmark") else wall.rule, "measured": True,
+                     "ref": key})
+        seen.add((b.node_type.name, b.storage_system.name))
+    ev = latest_design_evaluation(design)
+    for key_ns in ((ev.result.get("derivations") or {}) if ev else {}):
+        node, _, storage = key_ns.partition("/")
+        if (node, storage) in seen:
+            continue
+        try:
+            cpu = model.cpu_hours_per_sample(pipeline, node, storage)
+            wall = model.wall_core_hours_per_sample(pipeline, node, storage)
+        except (NoBenchmarkError, KeyError, LookupError):
+            continue
+        rows.append({"node_type": node, "storage": storage, "cpu_hours": cpu.value, "wall_hours": wall.value,
+                     "cpu_efficiency": cpu.value / wall.value if wall.value else None, "rule": wall.rule,
+                     "measured": False, "ref": f"eval-{ev.pk}" if ev else ""})
+    return {"pipeline": pipeline, "rows": rows, "comparisons": _comparisons([r for r in rows if r["measured"]])}
+
+
+def _comparisons(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Node choice alone, storage alone (pairs differing in one thing), and both: slowest -> fastest."""
+    out = []
+
+    def comp(what: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+        return {"what": what, "wall_before": a["wall_hours"], "wall_after": b["wall_hours"],
+                "wall_speedup": speedup(a["wall_hours"], b["wall_hours"]), "cpu_before": a["cpu_hours"],
+                "cpu_after": b["cpu_hours"], "cpu_speedup": speedup(a["cpu_hours"], b["cpu_hours"])}
+
+    for a in rows:
+        for b in rows:
+            if a is b or b["wall_hours"] >= a["wall_hours"]:
+                continue
+            if a["storage"] == b["storage"] and a["node_type"] != b["node_type"]:
+                out.append(comp(f"node choice alone ({a['node_type']} -> {b['node_type']} on {a['storage']})", a, b))
+            elif a["node_type"] == b["node_type"] and a["storage"] != b["storage"]:
+                out.append(comp(f"storage alone ({a['storage']} -> {b['storage']} with {a['node_type']})", a, b))
+    if len(rows) >= 2:
+        slow, fast = max(rows, key=lambda r: r["wall_hours"]), min(rows, key=lambda r: r["wall_hours"])
+        if slow["node_type"] != fast["node_type"] and slow["storage"] != fast["storage"]:
+            out.append(comp(f"node and storage together ({slow['node_type']}/{slow['storage']} -> "
+                            f"{fast['node_type']}/{fast['storage']})", slow, fast))
+    return out
