@@ -77,6 +77,7 @@ DEMO_STEPS: list[tuple[str, str]] = [
     ("hardware catalog and Minerva designs", "planner.demo_designs.load_hardware_and_designs"),
     ("chargeback rates and statements", "forecasts.services.chargeback.demo_load"),
     ("demand forecasts: Minerva plan, usage fits, disk price", "forecasts.demo_forecasting.load_forecasts"),
+    ("grant justification report (Minerva narrow-flash design, nexus)", "planner.reports.demo.load_demo_report"),
 ]
 
 

@@ -238,3 +238,7 @@ class OptimizerRun(models.Model):
 
     def __str__(self) -> str:
         return f"optimiser run #{self.pk} of {self.design} ({self.status})"
+
+
+# Grant justification reports (issue 7) live in their own module; imported here so Django registers them.
+from planner.reports.models import GrantReport  # noqa: E402,F401

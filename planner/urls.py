@@ -14,6 +14,7 @@ api_v1 = [
     path("", include("forecasts.api_chargeback")),
     path("", include(api.router.urls)),
     path("", include(api_designs.router.urls)),
+    path("", include("planner.reports.api_urls")),
 ]
 
 urlpatterns = [
@@ -30,5 +31,6 @@ urlpatterns = [
     path("designs/", include("planner.urls_designs")),
     path("forecasts/", include("forecasts.urls_forecast")),
     path("chargeback/", include("forecasts.urls_chargeback")),
+    path("reports/", include("planner.reports.urls")),
     path("<slug:slug>/", views.area, name="area"),
 ]
