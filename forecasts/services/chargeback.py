@@ -51,7 +51,7 @@ from forecasts.models import (
     StorageRate,
     UsageMonthly,
 )
-from forecasts.units import MB_PER_GB, SECONDS_PER_HOUR
+from forecasts.units import MB_PER_GB, SECONDS_PER_HOUR, bytes_to_tb
 
 TOP_JOBS = 10
 NO_STORAGE_NOTE = "No storage scans for this month: storage is not charged on this statement."
@@ -117,24 +117,43 @@ class StorageHolding:
 def storage_tb_by_department(month: date) -> dict[int, list[StorageHolding]]:
     """Storage held per department in a month: {department_id: [holdings]}; {} when no scans.
 
-    The TB held over a month is the mean over the month's snapshots of each file system
-    (a month with one scan uses that scan).  Returns {} while no storage snapshot model
-    is installed or no file system was scanned in the month; the statement then says
-    "no storage scans for this month".
+    Reads the completed StorageSnapshot rows (forecasts/models/storage.py) taken in the month.
+    The TB held over the month is, per file system, the mean over that month's snapshots of
+    each department's and project's bytes (a month with one scan uses that scan; a department
+    absent from a scan held 0 there).  Bytes count once per snapshot: the owner rows when the
+    scan has them, else the group rows.  Decimal TB (10^12 bytes).  {} when no file system was
+    scanned in the month; the statement then says "no storage scans for this month".
     """
     try:
-        from forecasts.models import storage as storage_models  # type: ignore[attr-defined]
-    except ImportError:
+        from forecasts.models.storage import StorageSnapshot, StorageUsage
+    except ImportError:  # the storage model is not installed in this checkout
         return {}
-    return _storage_from_snapshots(storage_models, month)
-
-
-def _storage_from_snapshots(storage_models: Any, month: date) -> dict[int, list[StorageHolding]]:
-    """Read the storage snapshot model (forecasts/models/storage.py) when it exists."""
-    snapshot = getattr(storage_models, "StorageSnapshot", None)
-    if snapshot is None:
+    snapshots = list(StorageSnapshot.objects.filter(
+        taken_on__gte=month, taken_on__lt=next_month(month), status=StorageSnapshot.Status.COMPLETED,
+    ).select_related("filesystem"))
+    if not snapshots:
         return {}
-    return {}
+    per_fs: dict[int, int] = {}
+    for snap in snapshots:
+        per_fs[snap.filesystem_id] = per_fs.get(snap.filesystem_id, 0) + 1
+    owner_scans = set(StorageUsage.objects.filter(snapshot__in=snapshots, kind=StorageUsage.Kind.OWNER)
+                      .values_list("snapshot_id", flat=True).distinct())
+    fs = {snap.filesystem_id: snap.filesystem for snap in snapshots}
+    sums: dict[tuple[int, int, int | None], int] = {}
+    rows = (StorageUsage.objects.filter(snapshot__in=snapshots)
+            .values_list("snapshot_id", "snapshot__filesystem_id", "kind", "department_id", "project_id", "bytes"))
+    for snap_id, fs_id, kind, dept, project, n_bytes in rows:
+        wanted = StorageUsage.Kind.OWNER if snap_id in owner_scans else StorageUsage.Kind.GROUP
+        if kind != wanted:
+            continue
+        key = (fs_id, dept, project)
+        sums[key] = sums.get(key, 0) + n_bytes
+    out: dict[int, list[StorageHolding]] = {}
+    for (fs_id, dept, project), total in sorted(sums.items(), key=lambda kv: kv[0][:2]):
+        tb = bytes_to_tb(total / per_fs[fs_id])
+        out.setdefault(dept, []).append(
+            StorageHolding(fs[fs_id].name, getattr(fs[fs_id], "tier", "") or "*", project, tb))
+    return out
 
 
 # --- Pricing a month ---------------------------------------------------------------------------

@@ -192,3 +192,24 @@ def test_demo_step_loads_rates_and_is_quick_the_second_time(departments: Any, tm
     assert Statement.objects.filter(month="2024-03-01").count() == 2
     demo_load(log.append)
     assert "already computed" in log[-1]
+
+
+def test_storage_is_charged_per_tb_month_from_the_months_scans(departments: Any, tmp_path: Path) -> None:
+    from forecasts.models.storage import FileSystem, StorageSnapshot, StorageUsage
+
+    site = small_site(tmp_path)
+    minerva_plan()
+    gpfs = FileSystem.objects.create(name="gpfs-work", tier="disk")
+    for day, tb in ((5, 10), (20, 14)):  # mean over the month's two scans: 12 TB
+        snap = StorageSnapshot.objects.create(filesystem=gpfs, taken_on=date(2024, 3, day), format="tsv",
+                                              scan_name=f"scan{day}", status=StorageSnapshot.Status.COMPLETED)
+        StorageUsage.objects.create(snapshot=snap, kind="owner", name="chris", department=departments["chemistry"],
+                                    bytes=tb * 10**12)
+        StorageUsage.objects.create(snapshot=snap, kind="group", name="scb", department=departments["chemistry"],
+                                    bytes=tb * 10**12)  # the same bytes seen by group: not counted twice
+    scb = next(s for s in statements_compute(month=site["month"]).statements if s.department.code == "scb")
+    line = scb.lines.get(kind="storage")
+    assert (line.filesystem, line.tier, line.tb, line.amount_usd) == ("gpfs-work", "disk", 12.0, D("60.00"))
+    assert scb.storage_usd == D("60.00") and scb.total_usd == D("85.92")
+    assert NO_STORAGE_NOTE not in scb.notes
+    assert_reconciles(site["month"])
