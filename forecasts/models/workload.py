@@ -1,24 +1,29 @@
 """Pre-aggregated job-shape histograms: the workload overview reads these, never the jobs.
 
-One row per cluster x month (UTC, by job end) x identity x queue x dimension x bucket x flag,
-maintained in the same transaction as the jobs (forecasts/services/workload.py supplies the
-CTE that forecasts/services/ingest.py runs) and rebuilt from the jobs by
-``python manage.py rebuild_workload_rollups``.  Department and project come from the
-UsageMonthly attribution of the same identity and month, so re-attribution needs no rewrite.
-Dimensions and bucket edges: forecasts/workload.py.
+One row per cluster x month (UTC, by job end) x department x project x queue x dimension x
+bucket x flag, maintained in the same transaction as the jobs (forecasts/services/workload.py
+supplies the CTE that forecasts/services/ingest.py runs) and rebuilt from the jobs by
+``python manage.py rebuild_workload_rollups``.  Department and project are attributed exactly
+as UsageMonthly's (the same ATTRIBUTION_LATERAL, per identity and month).  Keyed by department
+rather than identity so that the row count does not grow with jobs or users (a 10-million-job
+history stays at a few hundred thousand rows); active users come from UsageMonthly.  After a
+mapping change, ``rebuild_workload_rollups --stale`` recomputes the months whose per-department
+totals no longer match UsageMonthly.  Dimensions and bucket edges: forecasts/workload.py.
 """
 
 from __future__ import annotations
 
 from django.db import models
 
-from forecasts.models.usage import Cluster, Identity
+from forecasts.models.org import Department, Project
+from forecasts.models.usage import Cluster
 
 
 class WorkloadShapeMonthly(models.Model):
     cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, db_index=False)
     month = models.DateField()
-    identity = models.ForeignKey(Identity, on_delete=models.PROTECT, db_index=False)
+    department = models.ForeignKey(Department, on_delete=models.PROTECT, related_name="+", db_index=False)
+    project = models.ForeignKey(Project, null=True, on_delete=models.PROTECT, related_name="+", db_index=False)
     queue = models.CharField(max_length=120, blank=True)
     dim = models.SmallIntegerField(help_text="1 size, 2 run time, 3 core-hours, 4 request, 5 ratio, 6 wait")
     bucket = models.SmallIntegerField(help_text="bucket index (forecasts/workload.py); -1 = value unknown")
@@ -36,10 +41,11 @@ class WorkloadShapeMonthly(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["cluster", "month", "identity", "queue", "dim", "bucket", "flag"],
-                                    name="workload_shape_key"),
+            models.UniqueConstraint(
+                fields=["cluster", "month", "department", "project", "queue", "dim", "bucket", "flag"],
+                name="workload_shape_key", nulls_distinct=False),
         ]
         indexes = [models.Index(fields=["dim", "month", "cluster"], name="workload_shape_dim_month")]
 
     def __str__(self) -> str:
-        return f"{self.month:%Y-%m} {self.identity_id} {self.queue} dim {self.dim} b{self.bucket}: {self.jobs}"
+        return f"{self.month:%Y-%m} {self.department_id} {self.queue} dim {self.dim} b{self.bucket}: {self.jobs}"

@@ -33,6 +33,7 @@ from forecasts.ingest.copyrows import STAGING_COLUMNS, copy_line, rejection_line
 from forecasts.ingest.formats import get_parser
 from forecasts.ingest.records import JobRecord, Rejected, Skipped
 from forecasts.models import Cluster, Department, IngestFile, IngestRun
+from forecasts.services.workload import ATTRIBUTION_PLACEHOLDER as WORKLOAD_ATTRIBUTION
 from forecasts.services.workload import SHAPE_CTES as WORKLOAD_SHAPE_CTES  # job-shape rollups, same batch
 
 BATCH_RECORDS = 50_000
@@ -218,7 +219,7 @@ WITH ins AS (
         wall_hours = forecasts_usagemonthly.wall_hours + EXCLUDED.wall_hours,
         wait_hours = forecasts_usagemonthly.wait_hours + EXCLUDED.wait_hours
     RETURNING 1
-)""" + WORKLOAD_SHAPE_CTES + """
+)""" + WORKLOAD_SHAPE_CTES.replace(WORKLOAD_ATTRIBUTION, ATTRIBUTION_LATERAL.format(month="s.month")) + """
 SELECT count(*), COALESCE(sum(core_hours), 0), min(start), max("end"), (SELECT count(*) FROM rolled)
 FROM ins
 """

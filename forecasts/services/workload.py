@@ -1,18 +1,23 @@
 """Maintaining the workload shape rollups (WorkloadShapeMonthly) incrementally and from scratch.
 
 ``SHAPE_CTES`` is spliced into the ingest batch statement (forecasts/services/ingest.py,
-``_LOAD_SQL``) after its ``ins`` CTE: the jobs a batch inserted are bucketed and upserted
-into the rollup in the same statement, hence the same transaction, as the jobs themselves.
-PostgreSQL runs a data-modifying CTE to completion even when the outer query does not
-read it, so the batch's final SELECT is unchanged.
+``_LOAD_SQL``) after its ``ins`` CTE: the jobs a batch inserted are bucketed, attributed
+(ingest's own ATTRIBUTION_LATERAL, put in place of ``ATTRIBUTION_PLACEHOLDER`` by ingest.py, so
+this module need not import ingest at import time) and upserted into the rollup in the same
+statement, hence the same transaction, as the jobs themselves.  PostgreSQL runs a
+data-modifying CTE to completion even when the outer query does not read it, so the batch's
+final SELECT is unchanged.
 
-``rebuild_cluster`` recomputes a cluster's rows from its jobs (data loaded before the
-table existed), month by month in one transaction.
+``rebuild_cluster`` recomputes a cluster's rows from its jobs (data loaded before the table
+existed), in one transaction; ``stale_months`` finds months whose per-department totals no
+longer match UsageMonthly (a mapping changed since) so that only those are recomputed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, date, datetime
+from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
@@ -30,6 +35,7 @@ from forecasts.workload import (
     RATIO_EDGES,
     TIME_EDGES_S,
     UNKNOWN,
+    month_end,
     sql_array,
 )
 
@@ -58,8 +64,12 @@ shape_src AS (
              THEN width_bucket(GREATEST(EXTRACT(EPOCH FROM (j.start - j.submit)), 0)::float8, {_T})
              ELSE {UNKNOWN} END AS wait_b
     FROM {{source}} j
+), shape_attr AS (
+    SELECT s.*, COALESCE(attr.department_id, %(unassigned)s) AS department_id, attr.project_id
+    FROM shape_src s JOIN forecasts_identity i ON i.id = s.identity_id
+    /*attribution*/
 ), shape_agg AS (
-    SELECT month, identity_id, queue,
+    SELECT month, department_id, project_id, queue,
         CASE WHEN GROUPING(size_b) = 0 THEN {DIM_SIZE} WHEN GROUPING(rt_b) = 0 THEN {DIM_RUNTIME}
              WHEN GROUPING(ch_b) = 0 THEN {DIM_CORE_HOURS} WHEN GROUPING(req_b) = 0 THEN {DIM_REQUEST}
              WHEN GROUPING(ratio_b) = 0 THEN {DIM_RATIO} ELSE {DIM_WAIT} END AS dim,
@@ -70,19 +80,19 @@ shape_src AS (
         COALESCE(sum(req_s), 0) / 3600.0 AS req_hours,
         max(core_hours) AS max_core_hours, min(core_hours) AS min_core_hours,
         max(wall_s) AS max_wall_s, min(wall_s) AS min_wall_s
-    FROM shape_src
-    GROUP BY month, identity_id, queue,
+    FROM shape_attr
+    GROUP BY month, department_id, project_id, queue,
         GROUPING SETS ((size_b, single), (rt_b), (ch_b), (req_b, under_day), (ratio_b), (wait_b))
 )"""
 
 _SHAPE_UPSERT = """
 INSERT INTO forecasts_workloadshapemonthly (
-    cluster_id, month, identity_id, queue, dim, bucket, flag, jobs, core_hours, node_hours, wall_hours,
-    wait_hours, req_hours, max_core_hours, min_core_hours, max_wall_s, min_wall_s)
-SELECT %(cluster)s, month, identity_id, queue, dim, bucket, flag, jobs, core_hours, node_hours, wall_hours,
-    wait_hours, req_hours, max_core_hours, min_core_hours, max_wall_s, min_wall_s
+    cluster_id, month, department_id, project_id, queue, dim, bucket, flag, jobs, core_hours, node_hours,
+    wall_hours, wait_hours, req_hours, max_core_hours, min_core_hours, max_wall_s, min_wall_s)
+SELECT %(cluster)s, month, department_id, project_id, queue, dim, bucket, flag, jobs, core_hours, node_hours,
+    wall_hours, wait_hours, req_hours, max_core_hours, min_core_hours, max_wall_s, min_wall_s
 FROM shape_agg
-ON CONFLICT (cluster_id, month, identity_id, queue, dim, bucket, flag) DO UPDATE SET
+ON CONFLICT ON CONSTRAINT workload_shape_key DO UPDATE SET
     jobs = forecasts_workloadshapemonthly.jobs + EXCLUDED.jobs,
     core_hours = forecasts_workloadshapemonthly.core_hours + EXCLUDED.core_hours,
     node_hours = forecasts_workloadshapemonthly.node_hours + EXCLUDED.node_hours,
@@ -95,47 +105,75 @@ ON CONFLICT (cluster_id, month, identity_id, queue, dim, bucket, flag) DO UPDATE
     min_wall_s = LEAST(forecasts_workloadshapemonthly.min_wall_s, EXCLUDED.min_wall_s)
 """
 
-# Spliced into the ingest batch statement after its other CTEs (it reads ``ins``).
+ATTRIBUTION_PLACEHOLDER = "/*attribution*/"
+
+# Spliced into the ingest batch statement after its other CTEs (it reads ``ins``); ingest.py
+# replaces ATTRIBUTION_PLACEHOLDER with ATTRIBUTION_LATERAL.format(month="s.month").
 SHAPE_CTES = ", " + _SHAPE_SELECT.replace("{source}", "ins") + ", shaped AS (" + _SHAPE_UPSERT + " RETURNING 1)\n"
 
-_REBUILD_SQL = (
-    "WITH " + _SHAPE_SELECT.replace(
-        "{source}",
-        '(SELECT * FROM forecasts_job WHERE cluster_id = %(cluster)s AND "end" >= %(lo)s AND "end" < %(hi)s)',
-    ) + _SHAPE_UPSERT
-)
-_REBUILD_UNDATED_SQL = (
-    "WITH " + _SHAPE_SELECT.replace(
-        "{source}", '(SELECT * FROM forecasts_job WHERE cluster_id = %(cluster)s AND "end" IS NULL)'
-    ) + _SHAPE_UPSERT
-)
+_JOBS_IN = ('(SELECT * FROM forecasts_job WHERE cluster_id = %(cluster)s AND ("end" >= %(lo)s OR %(lo)s IS NULL) '
+            'AND ("end" < %(hi)s OR %(hi)s IS NULL))')
 
 
-def rebuild_cluster(cluster: Cluster, log: Callable[[str], None] | None = None) -> dict[str, int]:
-    """Recompute a cluster's shape rollups from its jobs (one transaction, a month at a time)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT date_trunc('month', min(\"end\") AT TIME ZONE 'UTC')::date, "
-            "date_trunc('month', max(\"end\") AT TIME ZONE 'UTC')::date, count(*) "
-            "FROM forecasts_job WHERE cluster_id = %s", [cluster.pk])
-        first, last, jobs = cursor.fetchone()
+def _rebuild_sql() -> str:
+    from forecasts.services.ingest import ATTRIBUTION_LATERAL  # ingest imports this module
+
+    return ("WITH " + _SHAPE_SELECT.replace("{source}", _JOBS_IN) + _SHAPE_UPSERT).replace(
+        ATTRIBUTION_PLACEHOLDER, ATTRIBUTION_LATERAL.format(month="s.month"))
+
+
+def _unassigned_id() -> int:
+    from forecasts.services.ingest import unassigned_department
+
+    return unassigned_department().pk
+
+
+def rebuild_cluster(cluster: Cluster, log: Callable[[str], None] | None = None,
+                    months: list[date] | None = None) -> dict[str, Any]:
+    """Recompute a cluster's shape rollups from its jobs (all months, or only ``months``)."""
+    sql, unassigned = _rebuild_sql(), _unassigned_id()
     with transaction.atomic(), connection.cursor() as cursor:
-        deleted, _ = WorkloadShapeMonthly.objects.filter(cluster=cluster).delete()
-        if first is not None:
-            month = first
-            while month <= last:
-                nxt = month.replace(year=month.year + (month.month == 12), month=month.month % 12 + 1)
-                cursor.execute(_REBUILD_SQL, {"cluster": cluster.pk, "lo": f"{month} 00:00+00",
-                                              "hi": f"{nxt} 00:00+00"})
+        rows = WorkloadShapeMonthly.objects.filter(cluster=cluster)
+        if months is None:
+            deleted, _ = rows.delete()
+            cursor.execute(sql, {"cluster": cluster.pk, "lo": None, "hi": None, "unassigned": unassigned})
+        else:
+            deleted = 0
+            for month in sorted(months):
+                deleted += rows.filter(month=month).delete()[0]
+                lo = datetime(month.year, month.month, 1, tzinfo=UTC)
+                hi = datetime.combine(month_end(month), datetime.min.time(), tzinfo=UTC)
+                cursor.execute(sql, {"cluster": cluster.pk, "lo": lo, "hi": hi, "unassigned": unassigned})
                 if log:
-                    log(f"  {cluster.name} {month:%Y-%m}: {cursor.rowcount} rows")
-                month = nxt
-        cursor.execute(_REBUILD_UNDATED_SQL, {"cluster": cluster.pk})
-    rows = WorkloadShapeMonthly.objects.filter(cluster=cluster).count()
-    return {"cluster": cluster.name, "jobs": jobs, "rows_deleted": deleted, "rows": rows}
+                    log(f"  {cluster.name} {month:%Y-%m}: rebuilt")
+    total = WorkloadShapeMonthly.objects.filter(cluster=cluster).count()
+    if log:
+        log(f"  {cluster.name}: {total:,} rollup rows")
+    return {"cluster": cluster.name, "rows_deleted": deleted, "rows": total,
+            "months": None if months is None else [m.isoformat()[:7] for m in sorted(months)]}
 
 
 def clusters_needing_rebuild() -> list[Cluster]:
     """Clusters with jobs but no shape rows (loaded before the rollup existed)."""
     return list(Cluster.objects.filter(Exists(Job.objects.filter(cluster=OuterRef("pk"))))
                 .exclude(Exists(WorkloadShapeMonthly.objects.filter(cluster=OuterRef("pk")))))
+
+
+_STALE_SQL = f"""
+SELECT coalesce(u.month, w.month) FROM
+    (SELECT month, department_id, sum(jobs) AS jobs FROM forecasts_usagemonthly
+     WHERE cluster_id = %(cluster)s GROUP BY 1, 2) u
+FULL JOIN
+    (SELECT month, department_id, sum(jobs) AS jobs FROM forecasts_workloadshapemonthly
+     WHERE cluster_id = %(cluster)s AND dim = {DIM_SIZE} GROUP BY 1, 2) w
+  ON u.month = w.month AND u.department_id = w.department_id
+WHERE u.jobs IS DISTINCT FROM w.jobs
+GROUP BY 1 ORDER BY 1
+"""
+
+
+def stale_months(cluster: Cluster) -> list[date]:
+    """Months whose jobs per department differ between the shape rollup and UsageMonthly."""
+    with connection.cursor() as cursor:
+        cursor.execute(_STALE_SQL, {"cluster": cluster.pk})
+        return [r[0] for r in cursor.fetchall()]
