@@ -7,25 +7,28 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
-from forecasts.models import Department, Project
+from forecasts.models import Project
 from planner.areas import AREAS, AREAS_BY_SLUG
 from planner.celery import app as celery_app
-from planner.roles import sees_everything, visible_department_ids
+from planner.roles import sees_everything
 
 
 def dashboard(request: HttpRequest) -> HttpResponse:
-    ids = visible_department_ids(request.user)
-    departments = Department.objects.all() if ids is None else Department.objects.filter(id__in=ids)
-    areas = [a for a in AREAS if sees_everything(request.user) or not a.planners_only]
-    return render(
-        request,
-        "dashboard.html",
-        {
-            "areas": areas,
-            "departments": departments,
-            "project_count": Project.objects.filter(department__in=departments).count(),
-        },
-    )
+    from forecasts.charts import usage_area_figure
+    from forecasts.selectors import usage_monthly_by_department
+    from planner.dashboard import area_status, headline, visible_departments
+
+    departments = visible_departments(request.user)
+    status = area_status(request.user)
+    areas = [{"area": a, "status": status.get(a.slug, "")} for a in AREAS
+             if sees_everything(request.user) or not a.planners_only]
+    top = headline(request.user)
+    figure = usage_area_figure(usage_monthly_by_department(user=request.user),
+                               title="Core-hours per month by department, all history") if top else None
+    return render(request, "dashboard.html", {
+        "areas": areas, "departments": departments, "headline": top, "figure": figure,
+        "project_count": Project.objects.filter(department__in=departments).count(),
+    })
 
 
 def area(request: HttpRequest, slug: str) -> HttpResponse:

@@ -1,0 +1,78 @@
+"""What the dashboard shows: one status line per area and the headline figures, scoped to the user.
+
+Selectors only (reads); each is one or two aggregate queries on rollups or small tables,
+so the dashboard stays fast whatever the number of jobs.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from django.db.models import Count, Max, Sum
+
+from forecasts.models import Department
+from forecasts.models.chargeback import Statement
+from forecasts.models.forecasting import ForecastFit
+from forecasts.models.storage import StorageSnapshot
+from forecasts.selectors import usage_filtered
+from planner.models import Benchmark, Design, NodeType, StorageSystem
+from planner.reports.models import GrantReport
+from planner.roles import scope_by_department, sees_everything
+
+
+def _months_back(month: date, n: int) -> date:
+    index = month.year * 12 + month.month - 1 - n
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def headline(user: Any) -> dict[str, Any]:
+    """Jobs, core-hours and users of the last 12 months with usage, for the user's departments."""
+    visible = usage_filtered(user=user)
+    last = visible.aggregate(m=Max("month"))["m"]
+    if last is None:
+        return {}
+    since = _months_back(last, 11)
+    year = visible.filter(month__gte=since).aggregate(
+        jobs=Sum("jobs"), core_hours=Sum("core_hours"), users=Count("identity__user", distinct=True))
+    before = visible.filter(month__gte=_months_back(last, 23), month__lt=since).aggregate(c=Sum("core_hours"))["c"]
+    growth = (year["core_hours"] / before - 1) if before else None
+    return {"since": since, "through": last, "jobs": year["jobs"] or 0, "core_hours": year["core_hours"] or 0,
+            "users": year["users"] or 0, "growth": growth}
+
+
+def area_status(user: Any) -> dict[str, str]:
+    """One line per area saying what is there (the area card shows it under its question)."""
+    status: dict[str, str] = {}
+    usage = usage_filtered(user=user).aggregate(jobs=Sum("jobs"), clusters=Count("cluster", distinct=True))
+    snapshots = StorageSnapshot.objects.count()
+    if usage["jobs"]:
+        status["usage"] = (f"{usage['jobs']:,} jobs from {usage['clusters']} cluster"
+                           f"{'s' if usage['clusters'] != 1 else ''}; {snapshots} storage scan"
+                           f"{'s' if snapshots != 1 else ''}")
+    statements = scope_by_department(Statement.objects.filter(is_current=True), user)
+    latest = statements.aggregate(m=Max("month"))["m"]
+    if latest:
+        total = statements.filter(month=latest).aggregate(t=Sum("total_usd"))["t"] or 0
+        status["chargeback"] = f"{latest:%B %Y}: ${total:,.2f} across {statements.filter(month=latest).count()} " \
+                               "department statements"
+    if not sees_everything(user):
+        return status
+    fit = ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS).order_by("-created_at").first()
+    if fit is not None and fit.yearly:
+        future = [y for y in fit.yearly if not y.get("complete", True) or y.get("periods_forecast")]
+        row = future[-1] if future else fit.yearly[-1]
+        status["forecasts"] = (f"{fit.series_label}: {row['year']} median {row['median'] / 1e6:,.1f} M core-hours "
+                               f"(80%: {row['p10'] / 1e6:,.1f}–{row['p90'] / 1e6:,.1f} M)")
+    if NodeType.objects.exists():
+        status["hardware"] = (f"{NodeType.objects.count()} node types, {StorageSystem.objects.count()} storage "
+                              f"systems, {Benchmark.objects.count()} benchmarks")
+    if Design.objects.exists():
+        status["designs"] = f"{Design.objects.count()} designs"
+    if GrantReport.objects.exists():
+        status["reports"] = f"{GrantReport.objects.count()} report versions"
+    return status
+
+
+def visible_departments(user: Any) -> Any:
+    return scope_by_department(Department.objects.all(), user, field="id")
