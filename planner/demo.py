@@ -74,6 +74,7 @@ def load_organisation(log: Log) -> dict[str, str]:
 # (label, dotted path of a function taking a log callable); imported lazily, run in order.
 DEMO_STEPS: list[tuple[str, str]] = [
     ("accounting logs", "forecasts.demo.load_jobs"),
+    ("workload rollups and storage scans", "forecasts.demo_workload.load"),
     ("hardware catalog and Minerva designs", "planner.demo_designs.load_hardware_and_designs"),
     ("chargeback rates and statements", "forecasts.services.chargeback.demo_load"),
     ("demand forecasts: Minerva plan, usage fits, disk price", "forecasts.demo_forecasting.load_forecasts"),
