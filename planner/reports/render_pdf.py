@@ -78,9 +78,11 @@ def figure_drawing(fig: Figure, width: float = WIDTH, height: float = 190.0) -> 
     d.add(Line(left, bottom, left + pw, bottom, strokeColor=colors.black, strokeWidth=0.7))
     d.add(Line(left, bottom, left, bottom + ph, strokeColor=colors.black, strokeWidth=0.7))
     step = max(1, math.ceil(n / 12))
+    fits = max(4, int(pw / n * step / 3.4))  # characters of 6.5 pt text a tick has room for
     for i in range(0, n, step):
         label = str(fig.x[i])
-        d.add(String(xp(i), bottom - 10, label[:22], fontName="Helvetica", fontSize=6.5, textAnchor="middle"))
+        label = label if len(label) <= fits else label[:fits - 1] + "."
+        d.add(String(xp(i), bottom - 10, label, fontName="Helvetica", fontSize=6.5, textAnchor="middle"))
     if fig.x_label:
         d.add(String(left + pw / 2, 3, fig.x_label, fontName="Helvetica", fontSize=7.5, textAnchor="middle"))
     if fig.y_label:
@@ -127,15 +129,32 @@ def figure_drawing(fig: Figure, width: float = WIDTH, height: float = 190.0) -> 
     return d
 
 
+CHAR_PT, HEAD_CHAR_PT, PAD_PT = 4.3, 5.0, 12.0  # 7.5 pt Helvetica (bold for heads); cell padding
+
+
+def column_widths(columns: list[str], rows: list[list[str]], numeric: list[bool], total: float = WIDTH
+                  ) -> list[float]:
+    """Numbers never wrap; text columns (capped at 32 characters) share what is left."""
+    ncol = len(columns)
+    longest = [max([len(r[c]) for r in rows if c < len(r)], default=0) for c in range(ncol)]
+    word = [max((len(w) for w in columns[c].split()), default=0) for c in range(ncol)]
+    need = [max(word[c] * HEAD_CHAR_PT, (longest[c] if numeric[c] else min(longest[c], 32)) * CHAR_PT,
+                3 * CHAR_PT) + PAD_PT for c in range(ncol)]
+    text = [c for c in range(ncol) if not numeric[c]]
+    fixed = sum(need[c] for c in range(ncol) if numeric[c])
+    if text and fixed < total:
+        room = total - fixed
+        want = sum(need[c] for c in text)
+        for c in text:
+            need[c] = need[c] * room / want
+        return need
+    return [w * total / sum(need) for w in need]
+
+
 def _table(t: DocTable) -> list[object]:
     ncol = len(t.columns)
     numeric = t.numeric or [False] * ncol
-    cells = [[len(r[c]) for r in t.rows if c < len(r)] for c in range(ncol)]
-    head = [max(len(w) for w in t.columns[c].split() or [""]) for c in range(ncol)]
-    # numbers never wrap; text columns share what is left (capped so one long rule cannot take all)
-    weights = [max(head[c], max(cells[c], default=0) if numeric[c] else min(max(cells[c], default=0), 32), 4) + 2
-               for c in range(ncol)]
-    widths = [WIDTH * w / sum(weights) for w in weights]
+    widths = column_widths(t.columns, t.rows, numeric)
     data = [[Paragraph(_t(h), HEAD) for h in t.columns]]
     for r in t.rows:
         data.append([Paragraph(_t(v), CELL_NUM if numeric[c] else CELL) for c, v in enumerate(r)])

@@ -392,16 +392,22 @@ def _schedule(b: _Builder) -> Section:
         [[str(p["year"]), p["item"], p["count"], p.get("note", "")] for p in d.get("purchases") or []], ref,
         [False, False, True, False]))
     s.blocks.append(Table(
-        "schedule", "Capacity, demand and cost by year",
-        ["year", "cores", "core-hours at target (ref. core)", "core-hours demand", "plannable TB", "TB demand",
-         "genomes/day capacity", "genomes/day demand", "capex", "opex", "checks"],
-        [[str(y["year"]), fmt_int(y["cores"]), fmt_int(y["normalised_core_hours_at_target"]),
-          fmt_int(y["demand_core_hours"]), fmt_int(y["plannable_tb"]), fmt_int(y["demand_tb"]),
+        "schedule", "How capacity meets demand, year by year",
+        ["year", "compute capacity (M core-h, ref. core, at target)", "compute demand (M core-h)",
+         "plannable storage (TB)", "storage demand (TB)", "genomes/day capacity", "genomes/day demand", "checks"],
+        [[str(y["year"]), fmt_num(y["normalised_core_hours_at_target"] / 1e6, 1),
+          fmt_num(y["demand_core_hours"] / 1e6, 1), fmt_int(y["plannable_tb"]), fmt_int(y["demand_tb"]),
           fmt_num(y["genomes_per_day_capacity"], 0), fmt_num(y["genomes_per_day_demand"], 0),
-          fmt_usd(y["capex_usd"]), fmt_usd(y["opex_usd"]),
           "all met" if all(c["passed"] for c in y["checks"]) else
           "short: " + ", ".join(c["name"].replace("_", " ") for c in y["checks"] if not c["passed"])]
-         for y in years], ref, [False] + [True] * 9 + [False]))
+         for y in years], ref, [False] + [True] * 6 + [False]))
+    s.blocks.append(Table(
+        "costs", "Cost by year (capital in the year bought; operating = power + support)",
+        ["year", "cores", "capex", "power", "support", "opex", "capex + opex", "cost per core-hour"],
+        [[str(y["year"]), fmt_int(y["cores"]), fmt_usd(y["capex_usd"]), fmt_usd(y.get("power_usd")),
+          fmt_usd(y.get("support_usd")), fmt_usd(y["opex_usd"]), fmt_usd(y.get("tco_usd")),
+          f"${y['cost_per_core_hour_usd']:.4f}" if y.get("cost_per_core_hour_usd") is not None else "–"]
+         for y in years], ref, [False] + [True] * 7))
     xs = [y["year"] for y in years]
     s.blocks.append(Figure(
         "capacity_compute", "Compute capacity at the utilisation target vs demand (reference-core core-hours)", xs,
