@@ -126,22 +126,34 @@ def storage_snapshot_model() -> Any:
 
 
 def _storage_points(spec: SeriesSpec) -> dict[date, float]:
+    """PB held per month: for each file system its last completed scan of the month, carried
+    forward through months without a scan, summed over file systems."""
     model = storage_snapshot_model()
-    if model is None or not model.objects.exists():
+    if model is None:
         raise SeriesError(NO_STORAGE)
     if spec.department or spec.exclude_department:
         raise SeriesError("storage_pb is forecast for the whole file system; per-department storage "
                           "series are not available yet")
     snaps = model.objects.all()
-    field_names = {f.name for f in model._meta.get_fields()}
-    if spec.cluster and "cluster" in field_names:
-        snaps = snaps.filter(cluster=spec.cluster)
-    points: dict[date, float] = {}
-    for taken_on, total in snaps.order_by("taken_on").values_list("taken_on", "bytes_total"):
+    if "status" in {f.name for f in model._meta.get_fields()}:
+        snaps = snaps.filter(status="completed")
+    per_fs: dict[Any, dict[date, float]] = {}
+    for fs, taken_on, total in snaps.order_by("taken_on", "pk").values_list("filesystem_id", "taken_on",
+                                                                             "bytes_total"):
         day = taken_on.date() if hasattr(taken_on, "date") else taken_on
-        points[day.replace(day=1)] = float(total) / BYTES_PER_TB / TB_PER_PB  # last scan of the month wins
-    if not points:
+        per_fs.setdefault(fs, {})[day.replace(day=1)] = float(total)  # the month's last scan wins
+    if not per_fs:
         raise SeriesError(NO_STORAGE)
+    first = min(min(m) for m in per_fs.values())
+    last = max(max(m) for m in per_fs.values())
+    points: dict[date, float] = {}
+    held = dict.fromkeys(per_fs, 0.0)
+    for i in range(_months_between(first, last)):
+        month = add_months(first, i)
+        for fs, months in per_fs.items():
+            if month in months:
+                held[fs] = months[month]
+        points[month] = sum(held.values()) / BYTES_PER_TB / TB_PER_PB
     return points
 
 

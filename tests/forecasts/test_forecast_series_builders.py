@@ -68,3 +68,17 @@ def test_unknown_names_are_explained(history: dict[str, Any]) -> None:
         spec_from_names(metric="core_hours", cluster="nope")
     with pytest.raises(SeriesError, match="metric must be one of"):
         spec_from_names(metric="gpu")
+
+
+def test_storage_pb_sums_file_systems_carrying_the_last_scan_forward(history: dict[str, Any]) -> None:
+    from forecasts.models.storage import FileSystem, StorageSnapshot
+
+    a = FileSystem.objects.create(name="gpfs-a")
+    b = FileSystem.objects.create(name="gpfs-b")
+    for fs, day, tb in ((a, "2021-01-05", 100), (a, "2021-01-25", 120), (b, "2021-02-10", 50), (a, "2021-04-02", 200),
+                        (b, "2021-04-20", 60)):
+        StorageSnapshot.objects.create(filesystem=fs, taken_on=day, format="tsv", status="completed",
+                                       bytes_total=tb * 10**12, scan_name=f"{fs.name}-{day}")
+    s = monthly_series(spec_from_names(metric="storage_pb"))
+    assert s.start == date(2021, 1, 1) and s.units == "PB stored"
+    assert s.values == pytest.approx([0.120, 0.170, 0.170, 0.260])
