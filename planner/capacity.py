@@ -18,6 +18,9 @@ Conventions (documented in docs/scenario-format.md):
 - Capex counts purchases in the year bought; existing inventory is sunk. Opex = power x 8,760 h x
   PUE x $/kWh + support % x price, for every active item. Annualised cost = price / lifetime + opex;
   cost per core-hour and per genome divide the annualised cost by the capacity at the target.
+- Prices per year: a purchase in year y pays the catalog price x ``design.prices`` multiplier for y
+  (1 when none is given: today's constant prices). Support and the annualised cost of that item use
+  the price it was bought at. Existing (sunk) inventory keeps the catalog price.
 """
 
 from __future__ import annotations
@@ -76,6 +79,34 @@ class CostParams:
 
 
 @dataclass(slots=True)
+class PriceIndex:
+    """Per-year price multipliers relative to the catalog price, per node type and storage system.
+
+    Price paid in year y = catalog ``price_usd`` x multiplier(y). A year missing from an item's table
+    takes the nearest earlier year's multiplier (the first year's, before the table starts); an item
+    with no table costs its catalog price every year.
+    """
+
+    nodes: dict[str, dict[int, float]] = field(default_factory=dict)
+    storage: dict[str, dict[int, float]] = field(default_factory=dict)
+
+    def table(self, kind: str, name: str) -> dict[int, float] | None:
+        return (self.nodes if kind == "node" else self.storage).get(name)
+
+    def multiplier(self, kind: str, name: str, year: int) -> float:
+        table = self.table(kind, name)
+        if not table:
+            return 1.0
+        if year in table:
+            return table[year]
+        earlier = [y for y in table if y <= year]
+        return table[max(earlier)] if earlier else table[min(table)]
+
+    def __bool__(self) -> bool:
+        return bool(self.nodes or self.storage)
+
+
+@dataclass(slots=True)
 class Design:
     name: str
     start_year: int
@@ -95,10 +126,24 @@ class Design:
     genomics_share: float = 1.0  # fraction of cores the genomes/day capacity may use
     metadata_scan_hours: float = 24.0
     metadata_ops_per_file: float = 1.0
+    prices: PriceIndex = field(default_factory=PriceIndex)  # empty: catalog prices every year
 
     @property
     def years(self) -> list[int]:
         return list(range(self.start_year, self.end_year + 1))
+
+    def unit_price_usd(self, catalog: Catalog, kind: str, name: str, year: int) -> float:
+        """Price of one node / storage unit bought in ``year`` (catalog price x the year's multiplier)."""
+        item = catalog.node(name) if kind == "node" else catalog.storage(name)
+        return float(item.price_usd) * self.prices.multiplier(kind, name, year)
+
+    def price_multipliers(self) -> dict[str, dict[str, dict[int, float]]]:
+        """The multipliers in force each horizon year, for items that have a table (for the record)."""
+        return {
+            group: {name: {t: self.prices.multiplier(kind, name, t) for t in self.years} for name in tables}
+            for group, kind, tables in (("nodes", "node", self.prices.nodes),
+                                        ("storage", "storage", self.prices.storage))
+        }
 
 
 @dataclass(slots=True)
@@ -160,6 +205,8 @@ class DesignEvaluation:
     feasible: bool
     failures: list[ConstraintCheck]
     derivations: dict[str, str]  # how each per-genome number was obtained
+    # multipliers on catalog prices per year, for items whose price varies: {"nodes"|"storage": {name: {year: x}}}
+    price_index: dict[str, dict[str, dict[int, float]]] = field(default_factory=dict)
 
     def year(self, year: int) -> YearEvaluation:
         return next(y for y in self.years if y.year == year)
@@ -271,16 +318,17 @@ def evaluate_design(design: Design, catalog: Catalog, model: CostModel | None = 
         capex = power = support = annualised = 0.0
         for a in assets:
             item = catalog.node(a.name) if a.kind == "node" else catalog.storage(a.name)
+            paid = item.price_usd if a.sunk else design.unit_price_usd(catalog, a.kind, a.name, a.year)
             if a.year == t and not a.sunk:
-                capex += item.price_usd * a.count
+                capex += paid * a.count
             if not a.active(t):
                 continue
             bucket = node_counts if a.kind == "node" else storage_units
             bucket[a.name] = bucket.get(a.name, 0) + a.count
             pct = c.support_pct_per_year if c.support_pct_per_year is not None else item.support_pct_per_year
             power += item.power_w * a.count * energy
-            support += item.price_usd * a.count * pct / 100.0
-            annualised += item.price_usd * a.count / a.lifetime_years
+            support += paid * a.count * pct / 100.0
+            annualised += paid * a.count / a.lifetime_years
         nodes = sum(node_counts.values())
         cores = memory_gb = peak_gf = norm_cores = 0.0
         for n_name, count in node_counts.items():
@@ -350,4 +398,5 @@ def evaluate_design(design: Design, catalog: Catalog, model: CostModel | None = 
         name=design.name, years=years, capex_usd=sum(y.capex_usd for y in years),
         opex_usd=sum(y.opex_usd for y in years), tco_usd=sum(y.tco_usd for y in years), npv_usd=npv,
         feasible=not failures, failures=failures, derivations=derivations,
+        price_index=design.price_multipliers() if design.prices else {},
     )

@@ -9,6 +9,10 @@ single pipeline tier: binaries w[k, t] choose the tier, g[k, t] <= nodes' rate o
 g[k, t] <= G_t w[k, t], g <= the tier's genomes/day ceiling, w <= units present, sum_k w <= 1,
 sum_k g >= G_t. This equals the evaluation's max over storage present, so the optimum is exact.
 
+Prices per year (``design.prices``): a unit bought in year y costs the year-y price, and its support
+over its life is a share of that price, so with a falling $/TB the objective itself rewards buying
+storage only when it is needed (each year's purchase is a separate variable with its own cost).
+
 When infeasible, an elastic copy with a slack on every demand / budget row (weighted by 1/rhs) gives
 the minimal relative shortfalls, and a budget-only elastic copy gives the budget that would suffice.
 """
@@ -126,17 +130,21 @@ def _build(design: Design, catalog: Catalog, model: CostModel, nodes: list[str],
     def item(kind: str, name: str) -> Any:
         return catalog.node(name) if kind == "node" else catalog.storage(name)
 
-    def opex(it: Any) -> float:
+    def price(kind: str, name: str, year: int) -> float:
+        return design.unit_price_usd(catalog, kind, name, year)
+
+    def opex(it: Any, paid: float) -> float:
         pct = design.costs.support_pct_per_year
         pct = it.support_pct_per_year if pct is None else pct
-        return it.power_w * energy + it.price_usd * pct / 100.0
+        return it.power_w * energy + paid * pct / 100.0
 
     const = 0.0
     for a in fixed:
         it = item(a.kind, a.name)
+        paid = it.price_usd if a.sunk else price(a.kind, a.name, a.year)
         if not a.sunk and a.year in df:
-            const += it.price_usd * a.count * df[a.year]
-        const += sum(opex(it) * a.count * df[t] for t in years if a.active(t))
+            const += paid * a.count * df[a.year]
+        const += sum(opex(it, paid) * a.count * df[t] for t in years if a.active(t))
     var: dict[tuple[str, str, int], int] = {}
     for kind, names in (("node", nodes), ("storage", stores)):
         for name in names:
@@ -145,7 +153,8 @@ def _build(design: Design, catalog: Catalog, model: CostModel, nodes: list[str],
                 if y < it.first_year or (it.last_year is not None and y > it.last_year):
                     continue
                 life = range(y, min(design.end_year, y + it.lifetime_years - 1) + 1)
-                cost = it.price_usd * df[y] + sum(opex(it) * df[t] for t in life)
+                paid = price(kind, name, y)
+                cost = paid * df[y] + sum(opex(it, paid) * df[t] for t in life)
                 var[(kind, name, y)] = m.var(cost, 0, max_count, True)
 
     def active(kind: str, name: str, t: int) -> list[int]:
@@ -242,9 +251,9 @@ def _build(design: Design, catalog: Catalog, model: CostModel, nodes: list[str],
             m.row(w_vars, -INF, 1.0)
             demand_row(g_vars, d.genomes_per_day, ("genomes_per_day", t, "genomes/day", d.genomes_per_day))
         if t in design.budgets_usd:
-            coefs = {j: item(k, n).price_usd for (k, n, y), j in var.items() if y == t}
+            coefs = {j: price(k, n, y) for (k, n, y), j in var.items() if y == t}
             rhs = design.budgets_usd[t] - sum(
-                item(a.kind, a.name).price_usd * a.count for a in fixed if not a.sunk and a.year == t
+                price(a.kind, a.name, a.year) * a.count for a in fixed if not a.sunk and a.year == t
             )
             tag = ("budget_usd", t, "USD", design.budgets_usd[t])
             if elastic in ("all", "budget"):

@@ -20,18 +20,20 @@ from planner.capacity import (
     Design,
     DesignEvaluation,
     InventoryItem,
+    PriceIndex,
     Purchase,
     YearDemand,
     evaluate_design,
 )
 from planner.catalog import Catalog, CatalogError, load_catalog
+from planner.prices import PriceResolver, PriceSource, parse_price_trends, parse_prices
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CATALOG = REPO_ROOT / "fixtures" / "catalog.yaml"
 
 _TOP_KEYS = {
     "name", "description", "catalog", "pipeline", "horizon", "reference_core", "existing", "purchases",
-    "demand", "constraints", "costs", "optimize", "demand_band",
+    "demand", "constraints", "costs", "optimize", "demand_band", "prices", "price_trends",
 }
 _DEMAND_KEYS = {"year", "core_hours", "storage_tb", "genomes_per_day", "ingest_tb_per_day", "files",
                 "bandwidth_gbps", "note"}
@@ -66,6 +68,10 @@ class Scenario:
     optimize: OptimizeOptions = field(default_factory=OptimizeOptions)
     description: str = ""
     source_path: str = ""
+    # price_trends resolved against forecasts: what was forecast (for the record) and the P10 / P90
+    # price indices of the forecast items (for the sensitivity's "prices" bar)
+    price_sources: list[PriceSource] = field(default_factory=list)
+    price_bounds: tuple[PriceIndex, PriceIndex] | None = None
 
 
 class _V:
@@ -183,7 +189,9 @@ def _ref(v: _V, cat: Catalog, path: str, raw: dict[str, Any], year: int | None,
 
 
 def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
-                       catalog: Catalog | None = None) -> Scenario:
+                       catalog: Catalog | None = None, price_resolver: PriceResolver | None = None) -> Scenario:
+    """Validate a scenario mapping into a Design.  ``price_resolver`` looks up the forecast of a price
+    series named under ``price_trends`` (the Django layer passes one reading stored forecasts)."""
     v = _V()
     data = v.mapping(data, "", _TOP_KEYS)
     cat = catalog or _catalog(data.get("catalog"), Path(base_dir) if base_dir else None, v)
@@ -269,6 +277,10 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
         mip_rel_gap=v.num(opt_raw, "mip_rel_gap", "optimize", oo.mip_rel_gap, lo=0.0, hi=1.0) or 0.0,
         keep_purchases=bool(opt_raw.get("keep_purchases", False)),
     )
+    horizon_years = sorted(years)
+    prices = parse_prices(v, data.get("prices"), cat, horizon_years)
+    sources, bounds = parse_price_trends(v, data.get("price_trends"), cat, horizon_years, start, prices,
+                                         price_resolver)
     ref_clock = v.num(ref, "clock_ghz", "reference_core", 3.5, lo=0.01) or 3.5
     design = Design(
         name=str(data.get("name", "scenario")), start_year=start, end_year=end,
@@ -282,18 +294,20 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
         genomics_share=v.num(con, "genomics_share", "constraints", 1.0, lo=0.0, hi=1.0) or 0.0,
         metadata_scan_hours=v.num(con, "metadata_scan_hours", "constraints", 24.0, lo=0.01) or 24.0,
         metadata_ops_per_file=v.num(con, "metadata_ops_per_file", "constraints", 1.0, lo=0.001) or 1.0,
+        prices=prices,
     )
     if v.errors:
         raise ScenarioError(v.errors)
-    return Scenario(design, cat, options, str(data.get("description", "")))
+    return Scenario(design, cat, options, str(data.get("description", "")), price_sources=sources,
+                    price_bounds=bounds)
 
 
-def load_scenario(path_or_dict: str | Path | dict[str, Any]) -> Scenario:
+def load_scenario(path_or_dict: str | Path | dict[str, Any], price_resolver: PriceResolver | None = None) -> Scenario:
     """A scenario from a YAML/JSON file path or an already-parsed mapping."""
     if isinstance(path_or_dict, dict):
-        return scenario_from_dict(path_or_dict)
+        return scenario_from_dict(path_or_dict, price_resolver=price_resolver)
     p = Path(path_or_dict)
-    sc = scenario_from_dict(read_scenario_file(p), base_dir=p.parent)
+    sc = scenario_from_dict(read_scenario_file(p), base_dir=p.parent, price_resolver=price_resolver)
     sc.source_path = str(p)
     return sc
 

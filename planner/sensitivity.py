@@ -8,7 +8,8 @@ makes every constraint hold every year. Each input is moved by -delta and +delta
 - ``sequencers``: genomes/day and ingest TB/day demand scale with the sequencer count;
 - ``per_genome_hours``: every benchmark's CPU, wall core-hours and batch run time (genomes/day down);
 - ``growth_rate``: each year's increase over the first year, for every demand series;
-- ``prices``: the price of every node type and storage system.
+- ``prices``: the price of every node type and storage system; where prices are forecast (a scenario's
+  ``price_trends``) the forecast's P10 and P90 price indices replace -delta / +delta for those items.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from planner.capacity import Design, YearDemand
+from planner.capacity import Design, PriceIndex, YearDemand
 from planner.catalog import Catalog
 from planner.optimize import optimize_design
 
@@ -63,8 +64,16 @@ class Tornado:
         return out
 
 
-def perturb(design: Design, catalog: Catalog, factor: str, multiplier: float) -> tuple[Design, Catalog]:
-    """The design and catalog with one input scaled by ``multiplier``."""
+PriceBounds = tuple[PriceIndex, PriceIndex]  # P10 and P90 price indices of the forecast items
+
+
+def perturb(design: Design, catalog: Catalog, factor: str, multiplier: float,
+            forecast_prices: PriceIndex | None = None) -> tuple[Design, Catalog]:
+    """The design and catalog with one input scaled by ``multiplier``.
+
+    For ``prices``, ``forecast_prices`` (a P10 or P90 index) replaces the multipliers of the items it
+    covers, and only the other items' catalog prices are scaled.
+    """
     m = multiplier
     if factor == "sequencers":
         demand = {y: replace(d, genomes_per_day=d.genomes_per_day * m, ingest_tb_per_day=d.ingest_tb_per_day * m)
@@ -90,8 +99,14 @@ def perturb(design: Design, catalog: Catalog, factor: str, multiplier: float) ->
         ]
         return design, Catalog(dict(catalog.node_types), dict(catalog.storage_systems), benches, catalog.source_path)
     if factor == "prices":
-        nodes = {k: replace(n, price_usd=n.price_usd * m) for k, n in catalog.node_types.items()}
-        stores = {k: replace(s, price_usd=s.price_usd * m) for k, s in catalog.storage_systems.items()}
+        fp = forecast_prices or PriceIndex()
+        nodes = {k: n if k in fp.nodes else replace(n, price_usd=n.price_usd * m)
+                 for k, n in catalog.node_types.items()}
+        stores = {k: s if k in fp.storage else replace(s, price_usd=s.price_usd * m)
+                  for k, s in catalog.storage_systems.items()}
+        if forecast_prices:
+            prices = PriceIndex(design.prices.nodes | fp.nodes, design.prices.storage | fp.storage)
+            design = replace(design, prices=prices)
         return design, Catalog(nodes, stores, list(catalog.benchmarks), catalog.source_path)
     raise ValueError(f"unknown factor {factor!r} (known: {', '.join(FACTORS)})")
 
@@ -112,14 +127,23 @@ def cost_to_meet_demand(node_types: list[str] | None = None, storage_systems: li
 
 
 def tornado(design: Design, catalog: Catalog, *, delta: float = 0.2, cost: CostFn | None = None,
-            factors: tuple[str, ...] = tuple(FACTORS)) -> Tornado:
-    """Cost to meet demand at the base inputs and with each factor at 1 - delta and 1 + delta."""
+            factors: tuple[str, ...] = tuple(FACTORS), price_bounds: PriceBounds | None = None,
+            price_label: str | None = None) -> Tornado:
+    """Cost to meet demand at the base inputs and with each factor at 1 - delta and 1 + delta.
+
+    ``price_bounds``: the P10 / P90 price indices of forecast prices (Scenario.price_bounds); the
+    "prices" bar then moves those items along their forecast interval, the others by +-delta.
+    """
     cost = cost or cost_to_meet_demand()
     base, status = cost(design, catalog)
     out = Tornado(design.name, base, status, delta)
     for f in factors:
-        lo_val, lo_status = cost(*perturb(design, catalog, f, 1.0 - delta))
-        hi_val, hi_status = cost(*perturb(design, catalog, f, 1.0 + delta))
-        out.bars.append(TornadoBar(f, FACTORS[f], 1.0 - delta, 1.0 + delta, lo_val, hi_val, lo_status, hi_status))
+        lo_fp, hi_fp = price_bounds if f == "prices" and price_bounds else (None, None)
+        lo_val, lo_status = cost(*perturb(design, catalog, f, 1.0 - delta, lo_fp))
+        hi_val, hi_status = cost(*perturb(design, catalog, f, 1.0 + delta, hi_fp))
+        label = FACTORS[f]
+        if f == "prices" and price_bounds:
+            label = price_label or f"Hardware prices (forecast P10-P90; others ±{round(delta * 100)}%)"
+        out.bars.append(TornadoBar(f, label, 1.0 - delta, 1.0 + delta, lo_val, hi_val, lo_status, hi_status))
     out.bars.sort(key=lambda b: -b.swing_usd if b.swing_usd != float("inf") else float("-inf"))
     return out
