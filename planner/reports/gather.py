@@ -22,6 +22,7 @@ from forecasts.storage.stats import format_size
 from forecasts.workload import CapacityStep, capacity_core_hours, month_end
 from planner.costmodel import CostModel, NoBenchmarkError, speedup
 from planner.models import Design, DesignEvaluation
+from planner.reports import workload_adapter
 from planner.services_catalog import catalog_from_db
 
 BYTES_PER_TB = 1e12
@@ -76,9 +77,11 @@ def gather_facts(*, design: Design, cluster: Cluster | None = None, start: date 
         "generated_at": timezone.now().isoformat(timespec="seconds"),
     }
     facts["ingest_runs"] = _ingest_runs(refs, cluster, start, end)
-    facts["usage"] = _usage(cluster, start, end)
-    facts["workload"] = _workload(refs, cluster, start, end)
-    facts["storage"] = _storage(refs)
+    wr = workload_adapter.workload_report_for(cluster=cluster, start=start, end=end)
+    facts["usage"] = _usage(cluster, start, end, wr)
+    facts["workload"] = workload_adapter.workload_facts(
+        report=wr, refs=[r["key"] for r in refs if r["kind"] == "ingest run"])
+    facts["storage"] = _storage(refs, start, end)
     facts["forecast"] = _forecast(refs, forecast, cluster)
     facts["sequencer_plan"] = _plan(refs, plan)
     facts["design"] = _design(refs, design)
@@ -107,7 +110,8 @@ def _ingest_runs(refs: list[dict[str, str]], cluster: Cluster | None, start: dat
     return out
 
 
-def _usage(cluster: Cluster | None, start: date, end: date) -> dict[str, Any]:
+def _usage(cluster: Cluster | None, start: date, end: date, wr: dict[str, Any] | None) -> dict[str, Any]:
+    """Totals, per year, per department and per month; utilisation as the workload report states it."""
     rows = usage_filtered(cluster=cluster.name if cluster else None, start=start, end=end)
     tot = rows.aggregate(jobs=Sum("jobs"), core_hours=Sum("core_hours"),
                          users=Count("identity__user", distinct=True), projects=Count("project", distinct=True),
@@ -124,6 +128,9 @@ def _usage(cluster: Cluster | None, start: date, end: date) -> dict[str, Any]:
         cap = capacity_core_hours(steps, m, month_end(m)) if steps else None
         months.append({"month": m.isoformat(), "core_hours": float(ch or 0), "capacity_core_hours": cap})
     cap_total = capacity_core_hours(steps, start, month_end(end)) if steps else None
+    util = float(tot["core_hours"]) / cap_total if cap_total else None
+    if wr and (wr.get("utilisation") or {}).get("capacity_known"):
+        cap_total, util = wr["utilisation"]["capacity_core_hours"], wr["utilisation"]["utilisation"]
     yearly = []
     for y in (rows.values("month__year").annotate(jobs=Sum("jobs"), ch=Sum("core_hours"),
                                                   users=Count("identity__user", distinct=True),
@@ -147,24 +154,18 @@ def _usage(cluster: Cluster | None, start: date, end: date) -> dict[str, Any]:
         "jobs": tot["jobs"], "core_hours": float(tot["core_hours"] or 0), "users": tot["users"],
         "projects": tot["projects"], "departments": tot["departments"], "months": len(months),
         "capacity_core_hours": cap_total,
-        "utilisation": float(tot["core_hours"]) / cap_total if cap_total else None,
+        "utilisation": util,
         "monthly": months, "yearly": yearly, "by_department": by_dept, "growth": growth,
     }
 
 
-def _workload(refs: list[dict[str, str]], cluster: Cluster | None, start: date, end: date) -> dict[str, Any] | None:
-    """The workload table from the workload-characterisation selectors, when that capability is installed."""
-    from planner.reports import workload_adapter
-
-    return workload_adapter.workload_facts(cluster=cluster, start=start, end=end,
-                                           refs=[r["key"] for r in refs if r["kind"] == "ingest run"])
-
-
 # ---- storage -------------------------------------------------------------------------------------
-def _storage(refs: list[dict[str, str]]) -> dict[str, Any] | None:
+def _storage(refs: list[dict[str, str]], start: date, end: date) -> dict[str, Any] | None:
+    """The latest scan of each file system taken during the usage period."""
     from forecasts.models.storage import StorageSnapshot
 
-    snaps = list(StorageSnapshot.objects.filter(status=StorageSnapshot.Status.COMPLETED)
+    snaps = list(StorageSnapshot.objects.filter(status=StorageSnapshot.Status.COMPLETED, taken_on__gte=start,
+                                                taken_on__lt=month_end(end))
                  .select_related("filesystem").order_by("filesystem__name", "-taken_on"))
     latest: dict[int, Any] = {}
     for s in snaps:
@@ -196,15 +197,17 @@ def _storage(refs: list[dict[str, str]]) -> dict[str, Any] | None:
     ]
     facts_txt = []
     for sf in stats.get("small_files") or []:
+        b = sf["bytes_share"] * 100
+        held = "under 0.001%" if b < 0.001 else f"{b:.3g}%"
         facts_txt.append(f"{sf['files']:,} files ({sf['files_share'] * 100:.0f}%) are {sf['label']} and hold "
-                         f"{sf['bytes_share'] * 100:.3f}% of the bytes.")
+                         f"{held} of the bytes.")
     dirs = stats.get("directories") or {}
     if dirs.get("count"):
         facts_txt.append(f"The scan saw {dirs['count']:,} directories.")
     fit = ((big.facts or {}).get("inode_fit") or [None])[0]
     if fit:
         facts_txt.append(f"{fit['files']:,} files fit in a {fit['inode_data_bytes']:,}-byte inode, saving "
-                         f"{fit['saved_tb']:.2f} TB of {fit['sub_block_bytes'] // 1024} KB sub-blocks.")
+                         f"{format_size(fit['saved_bytes'])} of {fit['sub_block_bytes'] // 1024} KB sub-blocks.")
     return {
         "refs": keys, "rows": rows, "files": files, "bytes": nbytes,
         "deciles": [{"decile": f"{d['decile']}%", "max_size": d["max_size"], "files": f"{d['files']:,}",

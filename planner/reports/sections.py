@@ -39,9 +39,9 @@ SECTION_TITLES = {
     "assumptions": "Assumptions and data sources",
     "appendix": "Appendix: sources of every number",
 }
-NO_STORAGE = ("No storage scans loaded: the storage tables need a file-system scan (load one with "
-              "`python manage.py storage_scan` or the Usage > Storage upload page), so this section "
-              "shows no storage figures.")
+NO_STORAGE = ("No storage scans loaded for this period: the storage tables need a file-system scan taken "
+              "during it (load one with `python manage.py ingest_storage_scan`), so this section shows no "
+              "storage figures.")
 NO_WORKLOAD = ("No workload characterisation is available for this cluster and period: load accounting "
                "logs (`python manage.py ingest_accounting` or the Usage upload page) and the workload "
                "table will be computed from them.")
