@@ -26,6 +26,7 @@ urlpatterns = [
     path("jobs/<int:pk>/", views.job_page, name="job"),
     path("jobs/<int:pk>.json", views.job_status_json, name="job-json"),
     path("api/v1/", include(api_v1)),
+    path("usage/", include("forecasts.urls_workload")),
     path("usage/", include("forecasts.urls_usage")),
     path("hardware/", include("planner.urls_hardware")),
     path("designs/", include("planner.urls_designs")),

@@ -73,7 +73,8 @@ def accumulate(path: Path, fmt: str, taken_on: date, progress: Progress | None =
 _ATTRIBUTE_SQL = f"""
 INSERT INTO forecasts_storageusage (snapshot_id, kind, name, department_id, project_id, bytes, files)
 SELECT %(snapshot)s, o.kind, o.name, COALESCE(best.department_id, %(unassigned)s), best.project_id, o.bytes, o.files
-FROM unnest(%(kinds)s::text[], %(names)s::text[], %(bytes)s::bigint[], %(files)s::bigint[]) AS o(kind, name, bytes, files)
+FROM unnest(%(kinds)s::text[], %(names)s::text[], %(bytes)s::bigint[], %(files)s::bigint[])
+    AS o(kind, name, bytes, files)
 LEFT JOIN LATERAL (
     SELECT attr.department_id, attr.project_id
     FROM (SELECT i."user", i."group", i.account, i.id FROM forecasts_identity i
