@@ -137,7 +137,8 @@ def storage_figures(snapshot_stats: dict[str, Any], by_department: list[dict[str
     }
     dirs = (snapshot_stats.get("directories") or {}).get("files_per_directory") or []
     if dirs:
-        figs["dirs"] = {"data": [{"type": "bar", "x": [f"{d['min_files']}-{d['max_files']}" for d in dirs], "y": [d["directories"] for d in dirs],
+        figs["dirs"] = {"data": [{"type": "bar", "x": [f"{d['min_files']}-{d['max_files']}" for d in dirs],
+                                  "y": [d["directories"] for d in dirs],
                                   "marker": {"color": BLUE}, "name": "directories"}],
                         "layout": _layout("Files per directory", "files in the directory", "directories",
                                           yaxis={"type": "log"}, xaxis={"type": "category"})}

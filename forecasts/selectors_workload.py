@@ -17,7 +17,8 @@ from typing import Any
 
 from django.db import connection
 
-from forecasts.models import ClusterCapacity, Department
+from forecasts.models import Cluster, ClusterCapacity, Department
+from forecasts.services.workload import rebuild_cluster, stale_months
 from forecasts.workload import (
     CORE_BUCKETS,
     DAY_BUCKET,
@@ -49,7 +50,7 @@ from forecasts.workload import (
 from planner.roles import visible_department_ids
 
 SCHEMA = "workload-report/1"
-THREE_DAYS_BUCKET = TIME_EDGES_S.index(259200)
+THREE_DAYS_BUCKET = TIME_EDGES_S.index(259200) + 1  # requests of 3 days or more
 
 
 class _Where:
@@ -144,6 +145,23 @@ def _capacity_steps(cluster: str | None) -> dict[int, list[CapacityStep]]:
     return out
 
 
+def rollups_current(cluster: str | None = None) -> list[str]:
+    """Recompute shape rollup months whose attribution no longer matches UsageMonthly.
+
+    A mapping change re-attributes UsageMonthly (forecasts.services.org.usage_reattribute) but
+    not the department-keyed shape rows; the check is one small aggregate per cluster and the
+    recomputation touches only the changed months' jobs.  Returns the months recomputed.
+    """
+    done: list[str] = []
+    clusters = Cluster.objects.filter(name=cluster) if cluster else Cluster.objects.all()
+    for c in clusters:
+        months = stale_months(c)
+        if months:
+            rebuild_cluster(c, months=months)
+            done += [f"{c.name} {m:%Y-%m}" for m in months]
+    return done
+
+
 def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None else round(float(x), nd)
 
@@ -154,6 +172,7 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
     """Every number of the workload overview for the filters (see docs/workload-report.md)."""
     filters = {"cluster": cluster, "start": start, "end": end, "department": department, "project": project,
                "queue": queue}
+    rollups_current(cluster)
     where = _Where(user=user, **filters)
     rows = _shape_rows(where)
     counts = _usage_counts(where)

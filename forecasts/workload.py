@@ -61,8 +61,8 @@ TIME_EDGES_S: tuple[int, ...] = (30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 
                                  86400, 172800, 259200, 604800)
 TIME_LABELS = ("<30 s", "30 s-1 min", "1-2 min", "2-5 min", "5-10 min", "10-20 min", "20-30 min",
                "30-60 min", "1-2 h", "2-4 h", "4-6 h", "6-12 h", "12-24 h", "1-2 d", "2-3 d", "3-7 d", ">7 d")
-TEN_MINUTES_BUCKET = TIME_EDGES_S.index(600)  # buckets below this index are under 10 minutes
-DAY_BUCKET = TIME_EDGES_S.index(86400)  # buckets below this index are under 24 hours
+TEN_MINUTES_BUCKET = TIME_EDGES_S.index(600) + 1  # buckets below this index are under 10 minutes
+DAY_BUCKET = TIME_EDGES_S.index(86400) + 1  # buckets below this index are under 24 hours
 
 # Core-hours per job: bucket i = [2**(i-9), 2**(i-8)) core-hours; bucket 0 = below 1/256.
 CORE_HOUR_BUCKETS = 40
