@@ -119,13 +119,16 @@ def tornado(sens: dict[str, Any], title: str) -> dict[str, Any]:
         return None if v is None else (v - base) / 1e6
 
     pct = round(100 * sens.get("delta", 0.2))
+    forecast = any("forecast P10" in b["label"] for b in bars)  # forecast prices move to their P10 / P90
     data = [
         {"type": "bar", "orientation": "h", "y": labels, "x": [delta(b["low_usd"]) for b in bars],
-         "name": f"input -{pct}%", "marker": {"color": "#2f7d4f"}, "base": 0,
+         "name": f"input -{pct}%" + (" (forecast prices: P10)" if forecast else ""),
+         "marker": {"color": "#2f7d4f"}, "base": 0,
          "customdata": [(b["low_usd"] or 0) / 1e6 for b in bars],
          "hovertemplate": "-" + str(pct) + "%: total $%{customdata:.2f} M (%{x:+.2f} M)<extra></extra>"},
         {"type": "bar", "orientation": "h", "y": labels, "x": [delta(b["high_usd"]) for b in bars],
-         "name": f"input +{pct}%", "marker": {"color": "#b3261e"}, "base": 0,
+         "name": f"input +{pct}%" + (" (forecast prices: P90)" if forecast else ""),
+         "marker": {"color": "#b3261e"}, "base": 0,
          "customdata": [(b["high_usd"] or 0) / 1e6 for b in bars],
          "hovertemplate": "+" + str(pct) + "%: total $%{customdata:.2f} M (%{x:+.2f} M)<extra></extra>"},
     ]

@@ -79,6 +79,7 @@ DEMO_STEPS: list[tuple[str, str]] = [
     ("chargeback rates and statements", "forecasts.services.chargeback.demo_load"),
     ("demand forecasts: Minerva plan, usage fits, disk price", "forecasts.demo_forecasting.load_forecasts"),
     ("grant justification report (Minerva narrow-flash design, nexus)", "planner.reports.demo.load_demo_report"),
+    ("Minerva design with the disk price trend", "planner.demo_designs.load_price_trend_design"),
 ]
 
 

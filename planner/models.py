@@ -192,6 +192,10 @@ class DesignEvaluation(models.Model):
     result = models.JSONField(help_text="planner.capacity.DesignEvaluation.to_dict()")
     sensitivity = models.JSONField(null=True, blank=True, help_text="planner.sensitivity.Tornado.to_dict(), "
                                    "computed on first view of a comparison")
+    price_sources = models.JSONField(
+        default=list, blank=True,
+        help_text="prices taken from a forecast (price_trends): series, fit id, percentile and the multiplier "
+                  "per year, planner.prices.PriceSource.to_dict()")
     feasible = models.BooleanField()
     npv_usd = models.FloatField()
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,

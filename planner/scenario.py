@@ -312,17 +312,18 @@ def load_scenario(path_or_dict: str | Path | dict[str, Any], price_resolver: Pri
     return sc
 
 
-def evaluate_scenario(path_or_dict: str | Path | dict[str, Any]) -> DesignEvaluation:
-    sc = load_scenario(path_or_dict)
+def evaluate_scenario(path_or_dict: str | Path | dict[str, Any],
+                      price_resolver: PriceResolver | None = None) -> DesignEvaluation:
+    sc = load_scenario(path_or_dict, price_resolver)
     return evaluate_design(sc.design, sc.catalog)
 
 
 def optimize_scenario(path_or_dict: str | Path | dict[str, Any], time_limit_s: float | None = None,
-                      mip_rel_gap: float | None = None) -> Any:
+                      mip_rel_gap: float | None = None, price_resolver: PriceResolver | None = None) -> Any:
     """Cost-minimal purchase plan for the scenario (returns planner.optimize.OptimizationResult)."""
     from planner.optimize import optimize_design
 
-    sc = load_scenario(path_or_dict)
+    sc = load_scenario(path_or_dict, price_resolver)
     o = sc.optimize
     return optimize_design(
         sc.design, sc.catalog, node_types=o.node_types, storage_systems=o.storage_systems,

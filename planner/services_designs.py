@@ -23,6 +23,7 @@ from planner.models import Design, DesignEvaluation, OptimizerRun
 from planner.scenario import Scenario, ScenarioError, scenario_from_dict
 from planner.sensitivity import cost_to_meet_demand, tornado
 from planner.services_catalog import CatalogImportError, catalog_from_db
+from planner.services_prices import stored_price_resolver
 
 
 def scenario_parse_text(text: str) -> dict[str, Any]:
@@ -40,16 +41,21 @@ def scenario_parse_text(text: str) -> dict[str, Any]:
 
 
 def design_scenario(data: dict[str, Any], catalog: Catalog | None = None) -> Scenario:
-    """Validate a scenario mapping against the database catalog (ScenarioError names every field)."""
+    """Validate a scenario mapping against the database catalog (ScenarioError names every field);
+    ``price_trends`` are resolved against the stored forecasts of price series."""
     try:
         cat = catalog or catalog_from_db()
     except CatalogImportError as exc:
         raise ScenarioError([f"catalog: {exc}"]) from None
-    return scenario_from_dict(data, catalog=cat)
+    return scenario_from_dict(data, catalog=cat, price_resolver=stored_price_resolver)
 
 
-def inputs_sha256(data: dict[str, Any], catalog: Catalog) -> str:
-    blob = json.dumps({"scenario": data, "catalog": catalog.to_dict()}, sort_keys=True, default=str)
+def inputs_sha256(data: dict[str, Any], catalog: Catalog, price_sources: list[dict[str, Any]] | None = None) -> str:
+    """Digest of everything an evaluation depends on; forecast prices count (a refit changes them)."""
+    inputs: dict[str, Any] = {"scenario": data, "catalog": catalog.to_dict()}
+    if price_sources:
+        inputs["prices"] = price_sources
+    blob = json.dumps(inputs, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -79,14 +85,15 @@ def design_evaluate(*, design: Design, user: Any = None) -> DesignEvaluation:
     """Evaluate the design on the current catalog; an evaluation of identical inputs is reused."""
     cat = catalog_from_db()
     sc = design_scenario(design.scenario, cat)
-    digest = inputs_sha256(design.scenario, cat)
+    sources = [s.to_dict() for s in sc.price_sources]
+    digest = inputs_sha256(design.scenario, cat, sources)
     found = design.evaluations.filter(inputs_sha256=digest).order_by("-created_at").first()
     if found:
         return found
     ev = evaluate_design(sc.design, sc.catalog)
     return DesignEvaluation.objects.create(
         design=design, inputs_sha256=digest, catalog_snapshot=cat.to_dict(), result=ev.to_dict(),
-        feasible=ev.feasible, npv_usd=ev.npv_usd,
+        price_sources=sources, feasible=ev.feasible, npv_usd=ev.npv_usd,
         created_by=user if user is not None and getattr(user, "is_authenticated", False) else None,
     )
 
@@ -99,9 +106,17 @@ def design_sensitivity(evaluation: DesignEvaluation) -> dict[str, Any]:
     sc = design_scenario(evaluation.design.scenario, cat)
     o = sc.optimize
     cost = cost_to_meet_demand(o.node_types, o.storage_systems, time_limit_s=min(o.time_limit_s, 5.0))
-    evaluation.sensitivity = tornado(sc.design, sc.catalog, cost=cost).to_dict()
+    evaluation.sensitivity = tornado(sc.design, sc.catalog, cost=cost, price_bounds=sc.price_bounds,
+                                     price_label=_price_bar_label(sc)).to_dict()
     evaluation.save(update_fields=["sensitivity"])
     return evaluation.sensitivity
+
+
+def _price_bar_label(sc: Scenario) -> str | None:
+    if not sc.price_bounds:
+        return None
+    forecast = ", ".join(s.target for s in sc.price_sources)
+    return f"Hardware prices ({forecast}: forecast P10-P90; others ±20%)"
 
 
 # ---- optimiser -------------------------------------------------------------------------------------
@@ -155,7 +170,7 @@ def optimizer_run_execute(run_id: int, job_id: int | None = None) -> OptimizerRu
         if job_id:
             job_failed(job_id, message=str(exc))
         return run
-    run.inputs_sha256 = inputs_sha256(run.design.scenario, cat)
+    run.inputs_sha256 = inputs_sha256(run.design.scenario, cat, [s.to_dict() for s in sc.price_sources])
     run.result = res.to_dict()
     run.status = res.status
     run.message = res.message

@@ -31,6 +31,7 @@ from planner.services_designs import (
     optimizer_run_start,
     scenario_parse_text,
 )
+from planner.services_prices import price_sources_summary
 
 EXAMPLE = Path(settings.BASE_DIR) / "fixtures" / "scenarios" / "minerva_narrow_flash.yaml"
 CHECK_LABELS = {
@@ -124,6 +125,7 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "fig_cost": charts.cost_by_kind(series), "fig_genomes": charts.genomes_per_day(series),
             "fig_cpg": charts.cost_per_genome(series), "fig_storage": charts.storage(series),
             "derivations": ev.result.get("derivations", {}),
+            "prices": price_sources_summary(ev.price_sources),
         }
     return render(request, "designs/detail.html", ctx)
 
@@ -330,7 +332,8 @@ def compare(request: HttpRequest) -> HttpResponse:
                 sens = design_sensitivity(ev)
             except (ScenarioError, CatalogImportError) as exc:
                 messages.error(request, f"Sensitivity of {d.name}: {exc}")
-        items.append({"design": d, "ev": ev, "sens": sens, "tag": f"D{i + 1}"})
+        items.append({"design": d, "ev": ev, "sens": sens, "tag": f"D{i + 1}",
+                      "prices": price_sources_summary(ev.price_sources) if ev else []})
     series = [(f"D{it['tag'][1:]} {it['design'].name}", it["ev"].result) for it in items if it["ev"]]
     years = sorted({y["year"] for _, r in series for y in r["years"]})
     table = []
@@ -357,6 +360,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         per_year.append(row)
     ctx = {
         "items": items, "chosen": chosen, "all_designs": all_designs, "table": table, "per_year": per_year,
+        "any_forecast_prices": any(it["prices"] for it in items),
         "why": why_sentence(items),
         "fig_capacity": charts.capacity_vs_demand(series, _band(chosen[0].scenario)),
         "fig_cost": charts.cost_by_kind(series), "fig_genomes": charts.genomes_per_day(series),

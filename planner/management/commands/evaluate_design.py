@@ -30,7 +30,9 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: file not found")
         t0 = time.perf_counter()
         try:
-            sc = load_scenario(path)
+            from planner.services_prices import stored_price_resolver
+
+            sc = load_scenario(path, price_resolver=stored_price_resolver)
         except ScenarioError as exc:
             raise CommandError(f"{path}: invalid scenario: {'; '.join(exc.errors)}") from exc
         except (OSError, ValueError) as exc:  # YAML / JSON syntax
@@ -39,6 +41,9 @@ class Command(BaseCommand):
 
         ev = evaluate_design(sc.design, sc.catalog)
         ms = (time.perf_counter() - t0) * 1000
+        for src in sc.price_sources:
+            span = ", ".join(f"{y['year']}: x{y['multiplier']:.3f}" for y in src.years)
+            print(f"  price {src.label}: {span}", file=sys.stderr)
         for y in ev.years:
             short = [f"{c.name} -{c.shortfall:,.4g} {c.unit}" for c in y.checks if not c.passed]
             print(f"  {y.year}: {y.cores:,} cores, {y.genomes_per_day_capacity:,.1f} genomes/day, "
@@ -50,6 +55,10 @@ class Command(BaseCommand):
             "failures": [{"constraint": f.name, "year": f.year, "shortfall": f.shortfall, "unit": f.unit}
                          for f in ev.failures],
             "elapsed_ms": round(ms, 1),
+            "price_sources": [{"target": s.target, "items": s.items, "series": s.series, "series_id": s.series_id,
+                               "fit_id": s.fit_id, "percentile": s.percentile, "base_year": s.base_year,
+                               "multipliers": {str(y["year"]): round(y["multiplier"], 6) for y in s.years}}
+                              for s in sc.price_sources],
         }
         if options["save"]:
             from planner.services_designs import design_create, design_evaluate

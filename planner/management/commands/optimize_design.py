@@ -32,7 +32,10 @@ class Command(BaseCommand):
             raise CommandError("--time-limit: must be > 0 seconds")
         print(f"  optimising {path} ...", file=sys.stderr)
         try:
-            res = optimize_scenario(path, time_limit_s=options["time_limit"], mip_rel_gap=options["gap"])
+            from planner.services_prices import stored_price_resolver
+
+            res = optimize_scenario(path, time_limit_s=options["time_limit"], mip_rel_gap=options["gap"],
+                                    price_resolver=stored_price_resolver)
         except ScenarioError as exc:
             raise CommandError(f"{path}: invalid scenario: {'; '.join(exc.errors)}") from exc
         except (OSError, ValueError) as exc:
