@@ -2,7 +2,7 @@
 
 File-system-wide statistics (deciles, histograms, facts) describe the whole file system and
 are shown to planners; a department viewer sees only their departments' bytes and files.
-Per-department totals use the owner rows of a snapshot (group rows when the scan has no owners).
+Per-department totals use the owner rows of the scans, or the group rows when those attribute more bytes.
 """
 
 from __future__ import annotations
@@ -16,7 +16,11 @@ from planner.roles import scope_by_department, sees_everything
 
 
 def _basis(snapshot_ids: list[int]) -> str:
-    return "owner" if StorageUsage.objects.filter(snapshot_id__in=snapshot_ids, kind="owner").exists() else "group"
+    """Owner or group rows: whichever attributes more bytes to departments (owners on a tie)."""
+    attributed = dict(StorageUsage.objects.filter(snapshot_id__in=snapshot_ids)
+                      .exclude(department__code="unassigned").values("kind").annotate(b=Sum("bytes"))
+                      .values_list("kind", "b"))
+    return "group" if (attributed.get("group") or 0) > (attributed.get("owner") or 0) else "owner"
 
 
 def storage_overview(*, user: Any, filesystem: str | None = None) -> dict[str, Any]:

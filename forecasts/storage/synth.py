@@ -22,12 +22,13 @@ def scan_lines(files: int, *, owners: Sequence[tuple[str, str]], seed: int = 201
     """``files`` file lines (plus their directories) owned by (user, group) pairs, deterministic."""
     rng = np.random.default_rng(seed)
     lows = np.array((0,) + TABLE2_DECILE_MAX_BYTES[:-1], dtype=np.float64) + 1
-    highs = np.array(TABLE2_DECILE_MAX_BYTES, dtype=np.float64)
+    highs = np.array(TABLE2_DECILE_MAX_BYTES, dtype=np.float64) + 1  # band k holds (max[k-1], max[k]]
     done, d = 0, 0
     while done < files:
         n = min(files - done, 65536)
         band = rng.integers(0, 10, size=n)
-        sizes = np.maximum(np.floor(lows[band] * (highs[band] / lows[band]) ** rng.random(n)) - 1, 0).astype(np.int64)
+        sizes = np.minimum(np.floor(lows[band] * (highs[band] / lows[band]) ** rng.random(n)), highs[band] - 1)
+        sizes = sizes.astype(np.int64)
         ages = rng.exponential(300 * 86400, size=n).astype(np.int64)
         who = rng.integers(0, len(owners), size=max(n // files_per_dir + 1, 1))
         for i in range(n):
