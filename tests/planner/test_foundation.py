@@ -95,11 +95,9 @@ def test_healthz_reports_database_and_broker(client: Any) -> None:
 
 
 def test_healthz_is_503_when_the_broker_does_not_answer(client: Any, monkeypatch: Any) -> None:
-    from planner.celery import app
-
-    dead = "redis://127.0.0.1:1/0"  # nothing listens on port 1
-    monkeypatch.setenv("CELERY_BROKER_URL", dead)  # Celery reads the variable before its own conf
-    monkeypatch.setattr(app.conf, "broker_url", dead)
+    # Celery's broker_url reads this variable before its own conf, so setting it is enough
+    # (and monkeypatch restores it): nothing listens on port 1.
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:1/0")
     response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["database"] == "ok"
