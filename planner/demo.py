@@ -7,6 +7,7 @@ Each capability appends a step to DEMO_STEPS; every step must be safe to run aga
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
@@ -89,5 +90,7 @@ def load_demo(log: Log) -> dict[str, str]:
     for label, dotted in DEMO_STEPS:
         module, _, func = dotted.rpartition(".")
         log(f"{label}...")
+        started = time.monotonic()
         getattr(import_module(module), func)(log)
+        log(f"  ({time.monotonic() - started:.1f} s)")
     return credentials
