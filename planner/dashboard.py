@@ -58,7 +58,9 @@ def area_status(user: Any) -> dict[str, str]:
                                "department statements"
     if not sees_everything(user):
         return status
-    fit = ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS).order_by("-created_at").first()
+    fits = ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS).order_by("-created_at")
+    # the whole site's series when there is one, else the latest of any
+    fit = fits.filter(department__isnull=True, exclude_department__isnull=True).first() or fits.first()
     if fit is not None and fit.yearly:
         future = [y for y in fit.yearly if not y.get("complete", True) or y.get("periods_forecast")]
         row = future[-1] if future else fit.yearly[-1]
