@@ -133,13 +133,18 @@ def tornado(sens: dict[str, Any], title: str) -> dict[str, Any]:
          "hovertemplate": "+" + str(pct) + "%: total $%{customdata:.2f} M (%{x:+.2f} M)<extra></extra>"},
     ]
     layout = LAYOUT | {
-        "title": {"text": f"{title}<br><sup>base ${base / 1e6:.2f} M: {sens.get('measure', '')}</sup>", "x": 0},
+        "title": {"text": f"{_short(title)}<br><sup>base ${base / 1e6:.2f} M: {sens.get('measure', '')}</sup>", "x": 0},
         "barmode": "overlay", "hovermode": "closest",
         "xaxis": {"title": {"text": "change in total cost, million USD"}, "zeroline": True, "zerolinewidth": 2},
-        "yaxis": {"automargin": True}, "margin": {"l": 230, "r": 20, "t": 70, "b": 50},
-        "legend": {"orientation": "h", "y": -0.3, "yanchor": "top"},
+        "yaxis": {"automargin": True}, "margin": {"l": 230, "r": 20, "t": 70, "b": 110},
+        "legend": {"orientation": "h", "y": -0.4, "yanchor": "top"},
     }
     return {"data": data, "layout": layout}
+
+
+def _short(title: str, most: int = 60) -> str:
+    """A chart title that fits a half-width card (the full name is in the table above)."""
+    return title if len(title) <= most else title[: most - 1].rstrip() + "…"
 
 
 def _rgba(hex_color: str, alpha: float) -> str:

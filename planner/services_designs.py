@@ -116,7 +116,7 @@ def _price_bar_label(sc: Scenario) -> str | None:
     if not sc.price_bounds:
         return None
     forecast = ", ".join(s.target for s in sc.price_sources)
-    return f"Hardware prices ({forecast}: forecast P10-P90; others ±20%)"
+    return f"Hardware prices ({forecast}: forecast P10-P90)"  # the others move ±20 % (page text says so)
 
 
 # ---- optimiser -------------------------------------------------------------------------------------

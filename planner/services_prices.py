@@ -57,10 +57,18 @@ def price_sources_summary(sources: list[dict[str, Any]]) -> list[dict[str, Any]]
         years = s.get("years") or []
         forecast_years = [y["year"] for y in years if not y.get("observed")]
         first, last = (years[0], years[-1]) if years else ({}, {})
+        observed = [y["year"] for y in years if y.get("observed")]
+        if not forecast_years:
+            when = f" · {observed[0]}-{observed[-1]} observed" if observed else ""
+        elif observed:
+            when = f" · observed to {observed[-1]}, forecast {forecast_years[0]}-{forecast_years[-1]}"
+        else:
+            when = ""
         rows.append(s | {
             "first_year": first.get("year"), "last_year": last.get("year"),
             "first_multiplier": first.get("multiplier"), "last_multiplier": last.get("multiplier"),
             "forecast_years": forecast_years,
-            "badge": f"forecast: {s.get('target')} ({s.get('units')}), {s.get('percentile')} of fit #{s.get('fit_id')}",
+            "badge": f"forecast: {s.get('target')} ({s.get('units')}), {s.get('percentile')} of fit #{s.get('fit_id')}"
+                     + when,
         })
     return rows
