@@ -126,14 +126,16 @@ def storage_figures(snapshot_stats: dict[str, Any], by_department: list[dict[str
     hist = snapshot_stats.get("size_histogram_log2", [])
     labels = [_size_label(r["size_min_bytes"]) for r in hist]
     figs: dict[str, Any] = {
-        "sizes": {"data": [
-            {"type": "bar", "name": "files", "x": labels, "y": [r["files"] for r in hist], "marker": {"color": BLUE}},
-            {"type": "bar", "name": "bytes", "x": labels, "y": [r["bytes"] for r in hist], "yaxis": "y2",
-             "marker": {"color": ORANGE}, "opacity": 0.6}],
-            "layout": _layout("File sizes (power-of-two bins): files and bytes, log scale", "file size from",
-                              "files", yaxis={"type": "log", "title": {"text": "files"}},
-                              yaxis2={"type": "log", "overlaying": "y", "side": "right", "title": {"text": "bytes"}},
-                              xaxis={"type": "category", "title": {"text": "file size (bin start)"}})},
+        "sizes": {"data": [{"type": "bar", "name": "files", "x": labels, "y": [r["files"] for r in hist],
+                            "marker": {"color": BLUE}}],
+                  "layout": _layout("Files by size (power-of-two bins, log scale)", "file size (bin start)", "files",
+                                    yaxis={"type": "log", "title": {"text": "files"}},
+                                    xaxis={"type": "category", "title": {"text": "file size (bin start)"}})},
+        "bytes": {"data": [{"type": "bar", "name": "TB", "x": labels, "y": [r["bytes"] / 1e12 for r in hist],
+                            "marker": {"color": ORANGE}}],
+                  "layout": _layout("Where the bytes are: TB by file size (power-of-two bins)", "file size (bin start)",
+                                    "TB (decimal)", xaxis={"type": "category",
+                                                           "title": {"text": "file size (bin start)"}})},
     }
     dirs = (snapshot_stats.get("directories") or {}).get("files_per_directory") or []
     if dirs:
@@ -141,7 +143,7 @@ def storage_figures(snapshot_stats: dict[str, Any], by_department: list[dict[str
                                   "y": [d["directories"] for d in dirs],
                                   "marker": {"color": BLUE}, "name": "directories"}],
                         "layout": _layout("Files per directory", "files in the directory", "directories",
-                                          yaxis={"type": "log"}, xaxis={"type": "category"})}
+                                          xaxis={"type": "category"})}
     age = (snapshot_stats.get("age") or {}).get("buckets") or []
     if age:
         figs["age"] = {"data": [{"type": "bar", "x": [a["label"] for a in age], "y": [a["bytes"] / 1e12 for a in age],
