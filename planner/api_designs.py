@@ -73,7 +73,7 @@ class BenchmarkViewSet(viewsets.ModelViewSet):
 class EvaluationSerializer(serializers.ModelSerializer):
     class Meta:
         model = DesignEvaluation
-        fields = ["id", "design", "inputs_sha256", "feasible", "npv_usd", "created_at", "result"]
+        fields = ["id", "design", "inputs_sha256", "feasible", "npv_usd", "created_at", "result", "price_sources"]
 
 
 class DesignSerializer(serializers.ModelSerializer):
@@ -93,7 +93,9 @@ class DesignSerializer(serializers.ModelSerializer):
         if ev is None:
             return None
         return {"id": ev.pk, "feasible": ev.feasible, "npv_usd": ev.npv_usd, "inputs_sha256": ev.inputs_sha256,
-                "created_at": ev.created_at.isoformat()}
+                "created_at": ev.created_at.isoformat(),
+                "forecast_prices": [{"target": s["target"], "series": s["series"], "fit_id": s["fit_id"],
+                                     "percentile": s["percentile"]} for s in ev.price_sources or []]}
 
 
 def _scenario_error(exc: ScenarioError | CatalogImportError) -> Response:

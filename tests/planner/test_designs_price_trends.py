@@ -139,3 +139,15 @@ def test_the_demo_step_makes_the_price_trend_design_after_the_forecast_and_is_id
     count = Design.objects.count()
     load_price_trend_design(logs.append)
     assert Design.objects.count() == count and OptimizerRun.objects.filter(design=design).count() == 1
+
+
+def test_the_api_lists_the_forecast_prices_of_the_latest_evaluation(client: Any, planner_user: Any) -> None:
+    from planner.services_designs import design_evaluate
+
+    load_catalog_and_designs()
+    fit = fitted_disk_series()
+    design = trend_design()
+    design_evaluate(design=design)
+    body = login(client, planner_user).get(f"/api/v1/designs/{design.pk}/").json()
+    assert body["latest_evaluation"]["forecast_prices"] == [
+        {"target": "disk storage", "series": SERIES, "fit_id": fit.pk, "percentile": "median"}]
