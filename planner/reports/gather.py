@@ -130,7 +130,9 @@ def _usage(cluster: Cluster | None, start: date, end: date, wr: dict[str, Any] |
     cap_total = capacity_core_hours(steps, start, month_end(end)) if steps else None
     util = float(tot["core_hours"]) / cap_total if cap_total else None
     if wr and (wr.get("utilisation") or {}).get("capacity_known"):
-        cap_total, util = wr["utilisation"]["capacity_core_hours"], wr["utilisation"]["utilisation"]
+        # the workload report's capacity for the period (dated capacity steps), against these totals
+        cap_total = wr["utilisation"]["capacity_core_hours"]
+        util = float(tot["core_hours"]) / cap_total if cap_total else None
     yearly = []
     for y in (rows.values("month__year").annotate(jobs=Sum("jobs"), ch=Sum("core_hours"),
                                                   users=Count("identity__user", distinct=True),

@@ -86,9 +86,19 @@ def build_document(facts: dict[str, Any], overrides: dict[str, str] | None = Non
     return doc.number()
 
 
+CHECK_NAMES = {"core_hours": "compute", "genomes_per_day": "genomes/day", "storage_tb": "online storage",
+               "flash_tb": "flash for a week of ingest", "metadata_files": "metadata (files)",
+               "bandwidth_gbps": "bandwidth", "budget_usd": "budget"}
+
+
+def _check(name: str) -> str:
+    return CHECK_NAMES.get(name, name.replace("_", " "))
+
+
 def _period(f: dict[str, Any]) -> str:
+    """Months, as usage is counted: "2021-11 to 2026-10"."""
     p = f.get("period") or {}
-    return f"{p.get('start', '?')} to {p.get('end', '?')}"
+    return f"{str(p.get('start', '?'))[:7]} to {str(p.get('end', '?'))[:7]}"
 
 
 # ---- sections ------------------------------------------------------------------------------------
@@ -98,9 +108,10 @@ def _summary(b: _Builder) -> Section:
     ev_ref = [f"eval-{d['evaluation_id']}"] if d.get("evaluation_id") else []
     parts = []
     if u.get("jobs"):
+        where = f"the {f['cluster']} cluster" if f.get("cluster") else "all clusters"
         parts.append(
-            f"Over {_period(f)} the {f.get('cluster') or 'clusters'} ran {fmt_int(u['jobs'])} jobs and "
-            f"delivered {fmt_millions(u['core_hours'])} core-hours to {fmt_int(u['users'])} users in "
+            f"Over {_period(f)} {where} ran {fmt_int(u['jobs'])} jobs and delivered "
+            f"{fmt_millions(u['core_hours'])} core-hours to {fmt_int(u['users'])} users in "
             f"{fmt_int(u['projects'])} projects across {fmt_int(u['departments'])} departments"
             + (f", at {fmt_pct(u['utilisation'])} utilisation" if u.get("utilisation") is not None else "")
             + ".")
@@ -378,7 +389,7 @@ def _schedule(b: _Builder) -> Section:
         return s
     ref = b.known([f"eval-{d['evaluation_id']}", f"design-{d['id']}"])
     years = ev["years"]
-    short = [f"{c['name'].replace('_', ' ')} in {c['year']} ({fmt_num(c['shortfall'], 0)} {c['unit']} short)"
+    short = [f"{_check(c['name'])} in {c['year']} ({fmt_num(c['shortfall'], 0)} {c['unit']} short)"
              for c in ev.get("failures") or []]
     s.blocks.append(b.para("schedule", (
         f"The purchases below are made in the years shown; equipment retires at the end of its service life. "
@@ -399,7 +410,7 @@ def _schedule(b: _Builder) -> Section:
           fmt_num(y["demand_core_hours"] / 1e6, 1), fmt_int(y["plannable_tb"]), fmt_int(y["demand_tb"]),
           fmt_num(y["genomes_per_day_capacity"], 0), fmt_num(y["genomes_per_day_demand"], 0),
           "all met" if all(c["passed"] for c in y["checks"]) else
-          "short: " + ", ".join(c["name"].replace("_", " ") for c in y["checks"] if not c["passed"])]
+          "short: " + ", ".join(_check(c["name"]) for c in y["checks"] if not c["passed"])]
          for y in years], ref, [False] + [True] * 6 + [False]))
     s.blocks.append(Table(
         "costs", "Cost by year (capital in the year bought; operating = power + support)",

@@ -78,7 +78,12 @@ def report_detail(request: HttpRequest, pk: int) -> HttpResponse:
     ctx = {"report": report, "versions": GrantReport.objects.filter(design=report.design).order_by("-version")[:20]}
     if doc is not None:
         ctx.update(html_context(doc))
-        ctx["paragraphs"] = doc.paragraphs()
+        titles = {s.key: s.title for s in doc.sections}
+        ctx["paragraphs"] = [
+            {"key": p.key, "text": p.text, "edited": p.edited,
+             "label": titles.get(p.key) or p.key.replace("_", " ").capitalize()}
+            for p in doc.paragraphs()
+        ]
     return render(request, "reports/detail.html", ctx)
 
 
