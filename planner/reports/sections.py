@@ -242,8 +242,8 @@ def _storage(b: _Builder) -> Section:
                               [False, True, True]))
         s.blocks.append(Figure("storage_deciles", "Files per decile of file size",
                                [r["decile"] for r in st["deciles"]],
-                               [Series("files (millions)", [r["files_n"] / 1e6 for r in st["deciles"]],
-                                       style="bar")], "decile", "files (millions)", kind="bar", refs=refs))
+                               [Series("files", [r["files_n"] for r in st["deciles"]], style="bar")],
+                               "decile", "files", kind="bar", refs=refs))
     if st.get("small_file_facts"):
         s.blocks.append(b.para("storage_small_files", " ".join(st["small_file_facts"]), refs))
     return s
@@ -422,12 +422,12 @@ def _schedule(b: _Builder) -> Section:
     xs = [y["year"] for y in years]
     s.blocks.append(Figure(
         "capacity_compute", "Compute capacity at the utilisation target vs demand (reference-core core-hours)", xs,
-        [Series("capacity at target", [y["normalised_core_hours_at_target"] / 1e6 for y in years], style="step"),
+        [Series("capacity at target", [y["normalised_core_hours_at_target"] / 1e6 for y in years]),
          Series("demand", [y["demand_core_hours"] / 1e6 for y in years], style="dash")],
         "year", "million core-hours per year", refs=ref))
     s.blocks.append(Figure(
         "capacity_storage", "Plannable online storage vs data to hold (TB)", xs,
-        [Series("plannable TB", [y["plannable_tb"] for y in years], style="step"),
+        [Series("plannable TB", [y["plannable_tb"] for y in years]),
          Series("demand TB", [y["demand_tb"] for y in years], style="dash")], "year", "TB", refs=ref))
     return s
 
