@@ -93,11 +93,11 @@ def figure_drawing(fig: Figure, width: float = WIDTH, height: float = 190.0) -> 
         col = colors.HexColor(COLOURS[si % len(COLOURS)])
         if fig.kind == "bar":
             bw = pw / n * 0.8 / k
-            for i, v in enumerate(s.y):
-                if v is None:
+            for i, bar in enumerate(s.y):
+                if bar is None:
                     continue
                 x0 = left + pw * i / n + pw / n * 0.1 + bw * si
-                d.add(Rect(x0, bottom, bw, yp(v) - bottom, fillColor=col, strokeColor=None))
+                d.add(Rect(x0, bottom, bw, yp(bar) - bottom, fillColor=col, strokeColor=None))
             continue
         if s.lo is not None and s.hi is not None:
             pts_hi = [(xp(i), yp(v)) for i, v in enumerate(s.hi) if v is not None]
@@ -107,12 +107,12 @@ def figure_drawing(fig: Figure, width: float = WIDTH, height: float = 190.0) -> 
                 band = colors.Color(col.red, col.green, col.blue, alpha=0.2)
                 d.add(Polygon(poly, fillColor=band, strokeColor=None))
         pts: list[tuple[float, float]] = []
-        for i, v in enumerate(s.y):
-            if v is None:
+        for i, val in enumerate(s.y):
+            if val is None:
                 continue
             if s.style == "step" and pts:
                 pts.append((xp(i), pts[-1][1]))
-            pts.append((xp(i), yp(v)))
+            pts.append((xp(i), yp(val)))
         if s.style == "step" and pts:
             pts.append((left + pw, pts[-1][1]))
         if len(pts) >= 2:

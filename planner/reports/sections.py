@@ -147,6 +147,7 @@ def _institution(b: _Builder) -> Section:
                                "them with `python manage.py ingest_accounting` or the Usage upload page.", refs))
         return s
     growth = u.get("growth")
+    ratio = (growth or {}).get("ratio")
     growth_txt = ""
     if growth and growth.get("ratio") is not None:
         growth_txt = (f" Core-hours in the last {growth['months']} months of the period were "
@@ -171,7 +172,7 @@ def _institution(b: _Builder) -> Section:
         ["Capacity (core-hours in the period)", fmt_int(u.get("capacity_core_hours"))],
         ["Utilisation", fmt_pct(u.get("utilisation"))],
         ["Growth (last 12 months vs the 12 before)",
-         fmt_pct((growth or {}).get("ratio") - 1, 0) if (growth or {}).get("ratio") is not None else "–"],
+         fmt_pct(ratio - 1, 0) if ratio is not None else "–"],
     ]
     s.blocks.append(Table("usage_summary", f"Usage of {f.get('cluster') or 'all clusters'}, {_period(f)}",
                           ["measure", "value"], rows, b.known(refs), [False, True]))
