@@ -59,6 +59,11 @@ class GrantReport(models.Model):
     def directory(self) -> Path:
         return Path(settings.DATA_DIR) / "reports" / str(self.pk)
 
+    @property
+    def formats_ready(self) -> list[str]:
+        """The formats written, in the order pages list them (jsonb does not keep key order)."""
+        return [f for f in self.FORMATS if f in (self.files or {})]
+
     def file_path(self, fmt: str) -> Path | None:
         name = (self.files or {}).get(fmt)
         return self.directory / name if name else None
