@@ -73,3 +73,11 @@ def test_the_report_list_says_how_to_make_the_first_report(client: Any, planner_
     login(client, planner_user)
     html = client.get("/reports/").content.decode()
     assert "No reports yet" in html and "evaluate_design" in html and "ingest_accounting" in html
+
+
+def test_the_openapi_schema_documents_the_reports_api(client: Any, planner_user: Any) -> None:
+    login(client, planner_user)
+    schema = client.get("/api/v1/schema/?format=json")
+    assert schema.status_code == 200
+    paths = schema.json()["paths"]
+    assert "/api/v1/reports/" in paths and "post" in paths["/api/v1/reports/"]

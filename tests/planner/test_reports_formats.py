@@ -170,3 +170,17 @@ def test_the_command_writes_the_chosen_format_and_prints_a_json_summary(tmp_path
     with pytest.raises(CommandError, match="--cluster: no cluster named 'nope'"):
         call_command("grant_report", "--design", str(data["narrow"].pk), "--cluster", "nope",
                      "--out", str(tmp_path / "x.pdf"))
+
+
+def test_the_demo_step_generates_one_report_and_skips_on_the_next_run(tmp_path: Path,
+                                                                       departments: dict[str, Any]) -> None:
+    from planner.reports.demo import load_demo_report
+    from planner.reports.models import GrantReport
+
+    report_inputs(tmp_path, departments, with_forecast=False)
+    messages: list[str] = []
+    load_demo_report(messages.append)
+    report = GrantReport.objects.get()
+    assert report.status == "ready" and report.formats_ready == ["pdf", "docx", "html", "zip"]
+    load_demo_report(messages.append)
+    assert GrantReport.objects.count() == 1 and messages[-1] == "grant report: already generated"
