@@ -118,6 +118,9 @@ if not DATABASE_URL:
 else:
     EMBEDDED_DATABASE = False
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))}
+if not DATABASES["default"]["HOST"] and "host" in DATABASES["default"]["OPTIONS"]:
+    # a unix-socket URL (?host=/dir): HOST is where dbshell and pg tools look for it
+    DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host")
 if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
     raise RuntimeError("DATABASE_URL must point at PostgreSQL (postgres://...): no other database works")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -13,9 +13,11 @@ cores parsing and PostgreSQL's inserting overlap.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
+import os
 import queue
 import threading
 import time
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
 from forecasts.ingest.compression import open_source
@@ -37,6 +39,9 @@ from forecasts.services.workload import ATTRIBUTION_PLACEHOLDER as WORKLOAD_ATTR
 from forecasts.services.workload import SHAPE_CTES as WORKLOAD_SHAPE_CTES  # job-shape rollups, same batch
 
 BATCH_RECORDS = 50_000
+# Batches load on this many connections at once: PostgreSQL's insert work is the bottleneck and
+# two backends use both cores of a small machine while the parser thread stays ahead.
+LOADERS = max(1, min(2, int(os.environ.get("INGEST_LOADERS", "2"))))
 Progress = Callable[[int, int | None], None]  # (records read, total estimate or None)
 
 
@@ -48,7 +53,8 @@ class IngestError(Exception):
 class Batch:
     file_id: int
     position: int
-    end_record: int  # records of this file consumed up to and including this batch
+    start_record: int  # this batch holds records (start_record, end_record] of its file
+    end_record: int = 0
     lines: list[str] = field(default_factory=list)
     rejections: list[str] = field(default_factory=list)
     read: int = 0
@@ -114,21 +120,46 @@ class _CountingReader(io.RawIOBase):
         return n or 0
 
 
+def committed_ranges(checkpoint: dict[str, Any], position: int) -> list[tuple[int, int]]:
+    """Record ranges (start, end] of a file already committed, merged and sorted.
+
+    Batches may commit out of order (two loaders), so the checkpoint is a list of ranges
+    per file; an older run's plain count n means [(0, n)].
+    """
+    raw = checkpoint.get(str(position), [])
+    spans = [(0, int(raw))] if isinstance(raw, int) else [(int(a), int(b)) for a, b in raw]
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def _batches(run: IngestRun, files: list[IngestFile], counters: dict[str, int]) -> Iterator[Batch]:
     parse = get_parser(run.format)
     tz = ZoneInfo(run.timezone)
     for f in files:
-        done_before = int(run.checkpoint.get(str(f.position), 0))
+        done = committed_ranges(run.checkpoint, f.position)
         raw = _CountingReader(open(f.path, "rb"))  # noqa: SIM115 - closed below
         try:
             stream = open_source(io.BufferedReader(raw, buffer_size=1 << 20))
             items: Iterable[Any] = parse(stream, cluster=run.cluster.name, tz=tz)
-            batch = Batch(f.pk, f.position, done_before)
+            batch = Batch(f.pk, f.position, 0)
             record = 0
+            span = 0  # index into done: the first committed range that may still contain `record`
             for item in items:
                 record += 1
-                if record <= done_before:
-                    continue  # committed by an earlier attempt of this run
+                while span < len(done) and done[span][1] < record:
+                    span += 1
+                if span < len(done) and done[span][0] < record <= done[span][1]:
+                    # committed by an earlier attempt of this run: close the batch before the gap
+                    if batch.read:
+                        batch.end_record = record - 1
+                        yield batch
+                    batch = Batch(f.pk, f.position, record)
+                    continue
                 batch.read += 1
                 if type(item) is JobRecord:
                     batch.lines.append(copy_line(item))
@@ -210,6 +241,7 @@ WITH ins AS (
         a.jobs, a.core_hours, a.cpu_hours, a.gpu_hours, a.node_hours, a.wall_hours, a.wait_hours
     FROM agg a JOIN forecasts_identity i ON i.id = a.identity_id
     """ + ATTRIBUTION_LATERAL.format(month="a.month") + """
+    ORDER BY a.month, a.identity_id, a.queue, a.qos  -- one lock order for concurrent loaders
     ON CONFLICT (cluster_id, month, identity_id, queue, qos) DO UPDATE SET
         jobs = forecasts_usagemonthly.jobs + EXCLUDED.jobs,
         core_hours = forecasts_usagemonthly.core_hours + EXCLUDED.core_hours,
@@ -230,7 +262,16 @@ UPDATE forecasts_ingestrun SET
     duplicates = duplicates + %(dups)s, skipped = skipped + %(skipped)s, rejected = rejected + %(rejected)s,
     core_hours = core_hours + %(core_hours)s,
     first_start = LEAST(first_start, %(first_start)s), last_end = GREATEST(last_end, %(last_end)s),
-    skipped_reasons = %(reasons)s, checkpoint = %(checkpoint)s
+    skipped_reasons = COALESCE((
+        SELECT jsonb_object_agg(k, COALESCE((skipped_reasons ->> k)::bigint, 0)
+                                   + COALESCE((%(reasons)s::jsonb ->> k)::bigint, 0))
+        FROM (SELECT jsonb_object_keys(skipped_reasons) UNION SELECT jsonb_object_keys(%(reasons)s::jsonb)) keys(k)
+    ), '{}'::jsonb),
+    checkpoint = jsonb_set(checkpoint, ARRAY[%(position)s],
+        (CASE jsonb_typeof(checkpoint -> %(position)s)
+             WHEN 'array' THEN checkpoint -> %(position)s
+             WHEN 'number' THEN jsonb_build_array(jsonb_build_array(0, checkpoint -> %(position)s))
+             ELSE '[]'::jsonb END) || jsonb_build_array(jsonb_build_array(%(start)s, %(end)s)))
 WHERE id = %(run)s
 """
 
@@ -240,11 +281,7 @@ def unassigned_department() -> Department:
     return dept
 
 
-def _load_batch(run: IngestRun, batch: Batch, unassigned_id: int, reasons: dict[str, int],
-                checkpoint: dict[str, int]) -> None:
-    for reason, n in batch.skipped_reasons.items():
-        reasons[reason] = reasons.get(reason, 0) + n
-    new_checkpoint = {**checkpoint, str(batch.position): batch.end_record}
+def _load_batch(run_id: int, cluster_id: int, batch: Batch, unassigned_id: int) -> None:
     stored, core_hours, first_start, last_end = 0, 0.0, None, None
     with transaction.atomic(), connection.cursor() as cursor:
         # The batch and its checkpoint commit together, so a commit lost in a crash is simply
@@ -256,9 +293,9 @@ def _load_batch(run: IngestRun, batch: Batch, unassigned_id: int, reasons: dict[
                 cp.write("".join(batch.lines))
             cursor.execute(
                 'INSERT INTO forecasts_identity ("user", "group", account) '
-                'SELECT DISTINCT "user", "group", account FROM ingest_staging ON CONFLICT DO NOTHING'
+                'SELECT DISTINCT "user", "group", account FROM ingest_staging ORDER BY 1, 2, 3 ON CONFLICT DO NOTHING'
             )
-            cursor.execute(_LOAD_SQL, {"cluster": run.cluster_id, "run": run.pk, "unassigned": unassigned_id})
+            cursor.execute(_LOAD_SQL, {"cluster": cluster_id, "run": run_id, "unassigned": unassigned_id})
             stored, core_hours, first_start, last_end, _ = cursor.fetchone()
         if batch.rejections:
             with cursor.copy(
@@ -266,12 +303,24 @@ def _load_batch(run: IngestRun, batch: Batch, unassigned_id: int, reasons: dict[
             ) as cp:
                 cp.write("".join(batch.rejections))
         cursor.execute(_COUNTERS_SQL, {
-            "run": run.pk, "read": batch.read, "stored": stored, "dups": len(batch.lines) - stored,
+            "run": run_id, "read": batch.read, "stored": stored, "dups": len(batch.lines) - stored,
             "skipped": batch.skipped, "rejected": batch.rejected, "core_hours": core_hours,
-            "first_start": first_start, "last_end": last_end,
-            "reasons": json.dumps(reasons), "checkpoint": json.dumps(new_checkpoint),
+            "first_start": first_start, "last_end": last_end, "reasons": json.dumps(batch.skipped_reasons),
+            "position": str(batch.position), "start": batch.start_record, "end": batch.end_record,
         })
-    checkpoint.update(new_checkpoint)
+
+
+def _load_with_retry(run_id: int, cluster_id: int, batch: Batch, unassigned_id: int) -> None:
+    """Two loaders upserting the same rollup rows can, rarely, deadlock: PostgreSQL aborts one
+    transaction, which is then simply run again (nothing of it was committed)."""
+    for attempt in range(4):
+        try:
+            _load_batch(run_id, cluster_id, batch, unassigned_id)
+            return
+        except OperationalError as exc:
+            if getattr(getattr(exc, "__cause__", None), "sqlstate", None) not in ("40P01", "40001") or attempt == 3:
+                raise
+            time.sleep(0.05 * (attempt + 1))
 
 
 def _q(column: str) -> str:
@@ -294,37 +343,74 @@ def ingest_run_execute(run_id: int, progress: Progress | None = None) -> IngestR
     started = time.monotonic()
     seconds_before = run.seconds
     unassigned_id = unassigned_department().pk
-    reasons = dict(run.skipped_reasons)
-    checkpoint = {k: int(v) for k, v in run.checkpoint.items()}
     counters = {"bytes": 0, "bytes_done": 0}
-    read_total = run.records_read
+    read_total = [run.records_read]
+    lock = threading.Lock()
 
     # Producer thread parses ahead; a bounded queue keeps memory flat whatever the file size.
-    batches: queue.Queue[Batch | BaseException | None] = queue.Queue(maxsize=2)
+    batches: queue.Queue[Batch | BaseException | None] = queue.Queue(maxsize=LOADERS + 1)
 
     def produce() -> None:
         try:
             for batch in _batches(run, files, counters):
                 batches.put(batch)
-            batches.put(None)
-        except BaseException as exc:  # surfaced in the consumer
+        except BaseException as exc:  # surfaced in the loaders
             batches.put(exc)
+        finally:
+            batches.put(None)
+
+    def loaded(batch: Batch) -> None:
+        with lock:
+            read_total[0] += batch.read
+            done = read_total[0]
+        if progress is not None:
+            fraction = counters["bytes"] / total_bytes if total_bytes else None
+            progress(done, int(done / fraction) if fraction else None)
+
+    errors: list[BaseException] = []
+
+    def load_all() -> None:
+        while not errors:
+            item = batches.get()
+            if item is None:
+                batches.put(None)  # let the other loader stop too
+                return
+            if isinstance(item, BaseException):
+                errors.append(item)
+                batches.put(None)
+                return
+            try:
+                _load_with_retry(run.pk, run.cluster_id, item, unassigned_id)
+            except BaseException as exc:
+                errors.append(exc)
+                return
+            loaded(item)
+
+    def loader_thread() -> None:
+        try:
+            load_all()
+        finally:
+            connection.close()  # this thread's own connection
 
     producer = threading.Thread(target=produce, name=f"ingest-parse-{run.pk}", daemon=True)
     producer.start()
     try:
-        while True:
-            item = batches.get()
-            if item is None:
-                break
-            if isinstance(item, BaseException):
-                raise item
-            _load_batch(run, item, unassigned_id, reasons, checkpoint)
-            read_total += item.read
-            if progress is not None:
-                fraction = counters["bytes"] / total_bytes if total_bytes else None
-                estimate = int(read_total / fraction) if fraction else None
-                progress(read_total, estimate)
+        if connection.in_atomic_block or LOADERS < 2:
+            # Inside a caller's transaction (tests) other connections could not see the run:
+            # load in this thread, on this connection.
+            load_all()
+        else:
+            loaders = [threading.Thread(target=loader_thread, name=f"ingest-load-{run.pk}-{i}")
+                       for i in range(LOADERS)]
+            for thread in loaders:
+                thread.start()
+            for thread in loaders:
+                thread.join()
+        if errors:
+            while producer.is_alive():  # unblock a producer waiting on a full queue
+                with contextlib.suppress(queue.Empty):
+                    batches.get(timeout=0.1)
+            raise errors[0]
     except Exception as exc:
         _fail(run, f"{type(exc).__name__}: {exc}", seconds_before + time.monotonic() - started)
         raise

@@ -92,6 +92,7 @@ INSERT INTO forecasts_workloadshapemonthly (
 SELECT %(cluster)s, month, department_id, project_id, queue, dim, bucket, flag, jobs, core_hours, node_hours,
     wall_hours, wait_hours, req_hours, max_core_hours, min_core_hours, max_wall_s, min_wall_s
 FROM shape_agg
+ORDER BY month, department_id, project_id, queue, dim, bucket, flag  -- one lock order for concurrent loaders
 ON CONFLICT ON CONSTRAINT workload_shape_key DO UPDATE SET
     jobs = forecasts_workloadshapemonthly.jobs + EXCLUDED.jobs,
     core_hours = forecasts_workloadshapemonthly.core_hours + EXCLUDED.core_hours,
