@@ -227,3 +227,33 @@ def test_import_mappings_command_reports_bad_rows_and_loads_the_rest(tmp_path: P
     summary = json.loads(out.getvalue().strip().splitlines()[-1])
     assert (summary["read"], summary["created"], summary["rejected"]) == (2, 1, 1)
     assert "map.csv, line 3" in err.getvalue()
+
+
+def test_committed_ranges_merge_and_read_the_older_count_form() -> None:
+    from forecasts.services.ingest import committed_ranges
+
+    assert committed_ranges({"0": 100}, 0) == [(0, 100)]
+    assert committed_ranges({"0": [[200, 300], [0, 100], [100, 150]]}, 0) == [(0, 150), (200, 300)]
+    assert committed_ranges({}, 3) == []
+
+
+@pytest.mark.django_db
+def test_a_run_whose_batches_committed_out_of_order_resumes_exactly(tmp_path: Path, monkeypatch: Any) -> None:
+    from forecasts.services import ingest as service
+
+    monkeypatch.setattr(service, "BATCH_RECORDS", 1000)
+    n = 3500
+    path = tmp_path / "jobs.txt"
+    lines = slurm_lines(n, start=datetime(2024, 1, 1, tzinfo=UTC), end=datetime(2024, 3, 1, tzinfo=UTC))
+    path.write_text("".join(lines))
+    run = ingest_run_create(cluster_name="gaps", fmt="slurm", paths=[path])
+    run = IngestRun.objects.select_related("cluster").get(pk=run.pk)
+    batches = list(service._batches(run, list(run.files.all()), {"bytes": 0, "bytes_done": 0}))
+    assert [(b.start_record, b.end_record) for b in batches] == [(0, 1000), (1000, 2000), (2000, 3000), (3000, 3500)]
+    # the second loader got ahead: batches 2 and 4 committed, 1 and 3 were lost with the worker
+    for batch in (batches[1], batches[3]):
+        service._load_batch(run.pk, run.cluster_id, batch, service.unassigned_department().pk)
+    resumed = ingest_run_execute(run.pk)
+    assert_adds_up(resumed)
+    assert (resumed.records_read, resumed.jobs_ingested, resumed.duplicates) == (n, n, 0)
+    assert Job.objects.filter(cluster__name="gaps").count() == n
