@@ -14,6 +14,7 @@ for the user), a group through the group mappings.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import time
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from forecasts.models import FileSystem, StorageRejection, StorageSnapshot
-from forecasts.services.ingest import ATTRIBUTION_LATERAL, sha256_of, unassigned_department
+from forecasts.services.ingest import ATTRIBUTION_LATERAL, unassigned_department
 from forecasts.storage.facts import small_file_facts
 from forecasts.storage.parsers import FindTsvParser, GpfsListParser, iter_lines
 from forecasts.storage.stats import ScanAccumulator
@@ -40,12 +41,14 @@ class StorageScanError(Exception):
 class _CountingReader(io.RawIOBase):
     def __init__(self, raw: Any, progress: Progress | None, total: int) -> None:
         self.raw, self.progress, self.total, self.bytes_read, self._last = raw, progress, total, 0, 0
+        self.sha256 = hashlib.sha256()  # of the file as read: no second pass over a large scan
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: Any) -> int:
         n = self.raw.readinto(buffer) or 0
+        self.sha256.update(memoryview(buffer)[:n])
         self.bytes_read += n
         if self.progress and self.bytes_read - self._last >= (8 << 20):
             self._last = self.bytes_read
@@ -53,21 +56,24 @@ class _CountingReader(io.RawIOBase):
         return n
 
 
-def accumulate(path: Path, fmt: str, taken_on: date, progress: Progress | None = None) -> ScanAccumulator:
-    """Stream a scan file into a ScanAccumulator (bounded memory whatever its length)."""
+def accumulate(path: Path, fmt: str, taken_on: date, progress: Progress | None = None
+               ) -> tuple[ScanAccumulator, str]:
+    """Stream a scan file into a ScanAccumulator (bounded memory whatever its length); also its sha256."""
     epoch = datetime(taken_on.year, taken_on.month, taken_on.day, tzinfo=UTC).timestamp()
     acc = ScanAccumulator(scan_time_epoch=epoch)
     total = path.stat().st_size
     with path.open("rb") as raw:
-        reader = io.BufferedReader(_CountingReader(raw, progress, total), buffer_size=1 << 20)
+        counting = _CountingReader(raw, progress, total)
+        reader = io.BufferedReader(counting, buffer_size=1 << 20)
         if fmt == "histogram":
             acc.consume_histogram(iter_lines(reader))
         else:
             parser = FindTsvParser() if fmt == "tsv" else GpfsListParser()
             acc.consume_file(reader, parser)
+        reader.read()  # the rest, if a parser stopped early, so the digest covers the whole file
     if progress:
         progress(total, total)
-    return acc
+    return acc, counting.sha256.hexdigest()
 
 
 _ATTRIBUTE_SQL = f"""
@@ -104,8 +110,7 @@ def ingest_scan(*, filesystem: str, fmt: str, path: Path, taken_on: date | None 
             created_by=user if user is not None and getattr(user, "is_authenticated", False) else None)
     started = time.monotonic()
     try:
-        acc = accumulate(path, fmt, taken_on, progress)
-        sha = sha256_of(path)
+        acc, sha = accumulate(path, fmt, taken_on, progress)
         stats = acc.to_dict(as_of_epoch=datetime(taken_on.year, taken_on.month, taken_on.day,
                                                  tzinfo=UTC).timestamp())
         facts = small_file_facts(acc)
