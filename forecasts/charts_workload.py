@@ -137,6 +137,8 @@ def storage_figures(snapshot_stats: dict[str, Any], by_department: list[dict[str
                                     "TB (decimal)", xaxis={"type": "category",
                                                            "title": {"text": "file size (bin start)"}})},
     }
+    if not hist:  # a department viewer: file-system-wide statistics are not shown
+        figs = {}
     dirs = (snapshot_stats.get("directories") or {}).get("files_per_directory") or []
     if dirs:
         figs["dirs"] = {"data": [{"type": "bar", "x": [f"{d['min_files']}-{d['max_files']}" for d in dirs],
