@@ -13,7 +13,7 @@ from tests.helpers import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-N_JOBS = 120_000
+N_JOBS = 40_000
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def test_an_upload_shows_its_progress_and_lands_on_the_summary_then_on_the_usage
     from forecasts.services.org import usage_reattribute
 
     settings.UPLOAD_DIR = tmp_path / "uploads"
-    monkeypatch.setattr(ingest_service, "BATCH_RECORDS", 5_000)  # more, smaller commits: a bar that moves
+    monkeypatch.setattr(ingest_service, "BATCH_RECORDS", 1_000)  # many small commits: a bar that moves
     page = page_as(planner_user)
     page.goto(f"{live_server.url}/usage/ingest/new/")
     assert page.get_by_text("Drag an accounting file here").is_visible()
