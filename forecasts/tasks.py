@@ -32,3 +32,4 @@ def ingest_accounting(job_id: int, run_id: int) -> None:
 
 from forecasts.forecast_tasks import refit_all_series  # noqa: E402,F401  (autodiscovery imports this module)
 from forecasts.tasks_chargeback import chargeback_compute  # noqa: E402,F401  (registered for the worker)
+from forecasts.tasks_storage import storage_scan_ingest  # noqa: E402,F401  (registered for the worker)

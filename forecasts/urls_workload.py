@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from forecasts import views_workload
+from forecasts import views_storage, views_workload
 
 urlpatterns = [
     path("workload/", views_workload.workload, name="workload"),
@@ -11,4 +11,7 @@ urlpatterns = [
     path("workload/department/<slug:department>/", views_workload.workload, name="workload-department"),
     path("storage/", views_workload.storage, name="storage"),
     path("storage/by-department.csv", views_workload.storage_csv, name="storage-csv"),
+    path("storage/upload/", views_storage.storage_upload, name="storage-upload"),
+    path("storage/snapshots/<int:pk>/rejections.csv", views_storage.storage_rejections_csv,
+         name="storage-rejections-csv"),
 ]

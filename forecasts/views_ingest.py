@@ -67,7 +67,7 @@ class UploadForm(forms.Form):
         return data
 
 
-def _content_too_large(request: HttpRequest) -> bool:
+def content_too_large(request: HttpRequest) -> bool:
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -80,7 +80,7 @@ def _content_too_large(request: HttpRequest) -> bool:
 def ingest_new(request: HttpRequest) -> HttpResponse:
     """Upload an accounting file; it is loaded by a background job with a progress bar."""
     if request.method == "POST":
-        if _content_too_large(request):
+        if content_too_large(request):
             form = UploadForm()
             form.add_error(None, too_large_message(int(request.META["CONTENT_LENGTH"])))
             return _render_upload(request, form, status=413)
@@ -99,7 +99,7 @@ def _ingest_new(request: HttpRequest, handler: IngestUploadHandler | None) -> Ht
         form.add_error(None, too_large_message(handler.size))
         return _render_upload(request, form, status=413)
     if not form.is_valid():
-        _discard_uploads(request)
+        discard_uploads(request)
         return _render_upload(request, form, status=400)
     path = upload_store(form.cleaned_data["file"])
     fmt = form.cleaned_data["format"]
@@ -124,7 +124,7 @@ def _ingest_new(request: HttpRequest, handler: IngestUploadHandler | None) -> Ht
     return redirect("job", pk=job.pk)
 
 
-def _discard_uploads(request: HttpRequest) -> None:
+def discard_uploads(request: HttpRequest) -> None:
     for uploaded in request.FILES.values():
         path = getattr(uploaded, "path", None)
         if path is not None:

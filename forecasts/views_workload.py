@@ -13,9 +13,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from forecasts.charts_workload import csv_rows, figures, storage_figures
-from forecasts.models import Cluster, Project, UsageMonthly
+from forecasts.models import Cluster, Project, StorageSnapshot, UsageMonthly
 from forecasts.selectors_storage import storage_overview
 from forecasts.selectors_workload import departments_visible, workload_report
+from forecasts.services.storage import snapshot_message
 from forecasts.views_usage import _month
 from planner.roles import sees_everything
 
@@ -70,10 +71,14 @@ def workload_json(request: HttpRequest) -> HttpResponse:
 def storage(request: HttpRequest) -> HttpResponse:
     overview = storage_overview(user=request.user, filesystem=request.GET.get("filesystem") or None)
     figs = storage_figures(overview["stats"], overview["by_department"]) if overview["filesystem"] else {}
+    loaded = None  # the scan an upload just loaded (?snapshot=ID, where the progress bar lands)
+    if sees_everything(request.user) and (request.GET.get("snapshot") or "").isdigit():
+        loaded = StorageSnapshot.objects.select_related("filesystem").filter(pk=request.GET["snapshot"]).first()
     return render(request, "usage/storage.html", {**overview,
                                                   "chart_list": [{"key": k, "id": f"sfig-{k}", "fig": f}
                                                                  for k, f in figs.items()],
-                                                  "planner": sees_everything(request.user)})
+                                                  "planner": sees_everything(request.user), "loaded": loaded,
+                                                  "loaded_message": snapshot_message(loaded) if loaded else ""})
 
 
 def storage_csv(request: HttpRequest) -> HttpResponse:

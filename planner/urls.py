@@ -10,6 +10,7 @@ api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("forecasts.api_ingest")),
+    path("", include("forecasts.api_storage")),
     path("", include("forecasts.api_forecast")),
     path("", include("forecasts.api_chargeback")),
     path("", include(api.router.urls)),

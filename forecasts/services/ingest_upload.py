@@ -37,12 +37,14 @@ def human_bytes(n: int | float) -> str:
     return f"{value:,.1f} TB"  # pragma: no cover
 
 
-def too_large_message(size: int | None = None) -> str:
+SERVER_COMMAND = "python manage.py ingest_accounting --format F --cluster NAME PATH"
+
+
+def too_large_message(size: int | None = None, command: str = SERVER_COMMAND) -> str:
     limit = human_bytes(settings.UPLOAD_MAX_BYTES)
     got = f" (this one is {human_bytes(size)})" if size else ""
     return (f"The file is larger than the upload limit of {limit}{got}. Compress it (gzip or bzip2 are read "
-            f"directly), split it, or load it on the server with: python manage.py ingest_accounting "
-            f"--format F --cluster NAME PATH")
+            f"directly), split it, or load it on the server with: {command}")
 
 
 class StoredUpload(UploadedFile):

@@ -24,6 +24,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from forecasts.ingest.compression import UnsupportedCompression, open_source
 from forecasts.models import FileSystem, StorageRejection, StorageSnapshot
 from forecasts.services.ingest import ATTRIBUTION_LATERAL, unassigned_department
 from forecasts.storage.facts import small_file_facts
@@ -32,6 +33,8 @@ from forecasts.storage.stats import ScanAccumulator
 
 FORMATS = ("tsv", "gpfs", "histogram")
 Progress = Callable[[int, int], None]  # (bytes read, bytes total)
+LinesProgress = Callable[[int, int], None]  # (lines read, lines expected: read x file size / bytes read)
+LINES_PROGRESS_EVERY_S = 0.5
 
 
 class StorageScanError(Exception):
@@ -39,8 +42,10 @@ class StorageScanError(Exception):
 
 
 class _CountingReader(io.RawIOBase):
-    def __init__(self, raw: Any, progress: Progress | None, total: int) -> None:
+    def __init__(self, raw: Any, progress: Progress | None, total: int,
+                 lines: tuple[LinesProgress, Callable[[], int]] | None = None) -> None:
         self.raw, self.progress, self.total, self.bytes_read, self._last = raw, progress, total, 0, 0
+        self.lines, self._last_lines_at = lines, time.monotonic()
         self.sha256 = hashlib.sha256()  # of the file as read: no second pass over a large scan
 
     def readable(self) -> bool:
@@ -53,26 +58,44 @@ class _CountingReader(io.RawIOBase):
         if self.progress and self.bytes_read - self._last >= (8 << 20):
             self._last = self.bytes_read
             self.progress(self.bytes_read, self.total)
+        if self.lines and time.monotonic() - self._last_lines_at >= LINES_PROGRESS_EVERY_S:
+            self._last_lines_at = time.monotonic()
+            report, lines_read = self.lines
+            read = lines_read()  # lines of the blocks parsed so far (the reader is ~1 MB ahead)
+            report(read, max(read, round(read * self.total / max(self.bytes_read, 1))))
         return n
 
 
-def accumulate(path: Path, fmt: str, taken_on: date, progress: Progress | None = None
-               ) -> tuple[ScanAccumulator, str]:
-    """Stream a scan file into a ScanAccumulator (bounded memory whatever its length); also its sha256."""
+def accumulate(path: Path, fmt: str, taken_on: date, progress: Progress | None = None,
+               lines_progress: LinesProgress | None = None) -> tuple[ScanAccumulator, str]:
+    """Stream a scan file into a ScanAccumulator (bounded memory whatever its length); also its sha256.
+
+    gzip, bzip2 and xz scans are decompressed on the fly (detected from the first bytes); the
+    sha256 and the byte progress are of the file as stored.  ``lines_progress`` is called at
+    most every LINES_PROGRESS_EVERY_S with the lines read and the expected total.
+    """
     epoch = datetime(taken_on.year, taken_on.month, taken_on.day, tzinfo=UTC).timestamp()
     acc = ScanAccumulator(scan_time_epoch=epoch)
     total = path.stat().st_size
     with path.open("rb") as raw:
-        counting = _CountingReader(raw, progress, total)
-        reader = io.BufferedReader(counting, buffer_size=1 << 20)
+        counting = _CountingReader(raw, progress, total,
+                                   (lines_progress, lambda: acc.report.read) if lines_progress else None)
+        buffered = io.BufferedReader(counting, buffer_size=1 << 20)
+        try:
+            reader = open_source(buffered)
+        except UnsupportedCompression as exc:
+            raise StorageScanError(f"{path.name}: {exc}") from exc
         if fmt == "histogram":
             acc.consume_histogram(iter_lines(reader))
         else:
             parser = FindTsvParser() if fmt == "tsv" else GpfsListParser()
             acc.consume_file(reader, parser)
         reader.read()  # the rest, if a parser stopped early, so the digest covers the whole file
+        buffered.read()
     if progress:
         progress(total, total)
+    if lines_progress:
+        lines_progress(acc.report.read, acc.report.read)
     return acc, counting.sha256.hexdigest()
 
 
@@ -96,7 +119,8 @@ LEFT JOIN LATERAL (
 
 
 def ingest_scan(*, filesystem: str, fmt: str, path: Path, taken_on: date | None = None, user: Any = None,
-                progress: Progress | None = None, snapshot: StorageSnapshot | None = None) -> StorageSnapshot:
+                progress: Progress | None = None, snapshot: StorageSnapshot | None = None,
+                lines_progress: LinesProgress | None = None) -> StorageSnapshot:
     """Load one scan file; returns the completed snapshot (raises StorageScanError on bad input)."""
     if fmt not in FORMATS:
         raise StorageScanError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
@@ -110,7 +134,7 @@ def ingest_scan(*, filesystem: str, fmt: str, path: Path, taken_on: date | None 
             created_by=user if user is not None and getattr(user, "is_authenticated", False) else None)
     started = time.monotonic()
     try:
-        acc, sha = accumulate(path, fmt, taken_on, progress)
+        acc, sha = accumulate(path, fmt, taken_on, progress, lines_progress)
         stats = acc.to_dict(as_of_epoch=datetime(taken_on.year, taken_on.month, taken_on.day,
                                                  tzinfo=UTC).timestamp())
         facts = small_file_facts(acc)
@@ -159,9 +183,44 @@ def snapshot_summary(s: StorageSnapshot) -> dict[str, Any]:
     return {
         "snapshot": s.pk, "status": s.status, "filesystem": s.filesystem.name, "taken_on": s.taken_on.isoformat(),
         "format": s.format, "scan": s.scan_name, "sha256": s.scan_sha256, "lines_read": s.lines_read,
+        "lines_stored": s.lines_read - s.lines_skipped - s.lines_rejected,
         "lines_skipped": s.lines_skipped, "lines_rejected": s.lines_rejected,
         "rejections": [{"line": r.line, "reason": r.reason} for r in s.rejections.all()[:20]],
         "files": s.files, "bytes": s.bytes_total, "directories": s.directories, "zero_length": s.zero_length,
         "mean_size_bytes": s.mean_size_bytes, "median_size_bytes": s.median_size_bytes,
         "seconds": round(s.seconds, 3),
     }
+
+
+def storage_scan_start(*, filesystem: str, fmt: str, path: Path, taken_on: date, user: Any = None
+                       ) -> StorageSnapshot:
+    """Queue an uploaded scan: a running snapshot and its background job (forecasts.tasks_storage).
+
+    The task is enqueued once this transaction commits; the snapshot's ``background_job`` is
+    what the progress bar follows.
+    """
+    from forecasts.tasks_storage import storage_scan_ingest
+    from planner.jobs import job_start
+
+    if fmt not in FORMATS:
+        raise StorageScanError(f"format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    if not path.is_file():
+        raise StorageScanError(f"{path}: no such file")
+    with transaction.atomic():
+        fs, _ = FileSystem.objects.get_or_create(name=filesystem)
+        snapshot = StorageSnapshot.objects.create(
+            filesystem=fs, taken_on=taken_on, format=fmt, scan_name=path.name,
+            created_by=user if user is not None and getattr(user, "is_authenticated", False) else None)
+        job = job_start(kind="storage-scan", label=f"Loading {path.name} into {fs.name} ({fmt}, {taken_on})",
+                        task=storage_scan_ingest, params={"snapshot": snapshot.pk, "path": str(path)},
+                        user=user, unit="lines")
+        StorageSnapshot.objects.filter(pk=snapshot.pk).update(background_job=job)
+        snapshot.background_job = job
+    return snapshot
+
+
+def snapshot_message(s: StorageSnapshot) -> str:
+    """'N lines read: S stored, K skipped, R rejected' (they always add up)."""
+    stored = s.lines_read - s.lines_skipped - s.lines_rejected
+    return (f"{s.lines_read:,} lines read: {stored:,} stored, {s.lines_skipped:,} skipped, "
+            f"{s.lines_rejected:,} rejected")

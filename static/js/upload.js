@@ -14,11 +14,13 @@
     var chosen = form.querySelector("#chosen");
     var error = form.querySelector("#client-error");
     var maxBytes = parseInt(form.dataset.maxBytes, 10);
-    var cluster = form.querySelector("#id_cluster");
-    var newLabel = form.querySelector("#new-cluster-label");
+    // the cluster (accounting logs) or file system (storage scans) select with its "new…" name field
+    var cluster = form.querySelector("#id_cluster, #id_filesystem");
+    var newLabel = form.querySelector("#new-cluster-label, #new-filesystem-label");
+    var serverCommand = form.dataset.serverCommand || "python manage.py ingest_accounting";
 
-    function syncCluster() { newLabel.hidden = cluster.value !== "__new__"; }
-    cluster.addEventListener("change", syncCluster);
+    function syncCluster() { if (cluster && newLabel) newLabel.hidden = cluster.value !== "__new__"; }
+    if (cluster) cluster.addEventListener("change", syncCluster);
     syncCluster();
 
     function check() {
@@ -29,7 +31,7 @@
       if (f.size > maxBytes) {
         error.textContent = "This file is " + human(f.size) + ", larger than the upload limit of " +
           form.dataset.maxHuman + ". Compress it (gzip or bzip2 are read directly) or load it on the server " +
-          "with python manage.py ingest_accounting.";
+          "with " + serverCommand + ".";
         error.hidden = false;
         return false;
       }
