@@ -12,6 +12,7 @@ from forecasts.models.chargeback import (
 )
 from forecasts.models.forecasting import ExternalSeries, ForecastFit, SequencerPlan
 from forecasts.models.org import Department, Institution, Project
+from forecasts.models.storage import FileSystem, StorageRejection, StorageSnapshot, StorageUsage
 from forecasts.models.usage import (
     Cluster,
     ClusterCapacity,
@@ -23,7 +24,6 @@ from forecasts.models.usage import (
     Job,
     UsageMonthly,
 )
-from forecasts.models.storage import FileSystem, StorageRejection, StorageSnapshot, StorageUsage
 from forecasts.models.workload import WorkloadShapeMonthly
 
 __all__ = [

@@ -619,10 +619,8 @@ def _set_keys(chunk: EntryChunk, f: _Fields, keep: npt.NDArray[np.bool_], fields
 
 def _parent_hashes(f: _Fields, keep: npt.NDArray[np.bool_], ps: I64, pe: I64, path_last: bool) -> U64:
     """Hash of each path's parent directory (everything before its last '/')."""
-    if path_last:
-        last = (f.slashes_at_nl[f.idx][keep] - 1).astype(np.int64)  # the line's last slash
-    else:
-        last = np.searchsorted(f.slashes, pe) - 1
+    # the line's last slash: known per line when the path ends the line, else searched
+    last = (f.slashes_at_nl[f.idx][keep] - 1).astype(np.int64) if path_last else np.searchsorted(f.slashes, pe) - 1
     if len(f.slashes):
         slash_pos = f.slashes[np.maximum(last, 0)]
         parent_end = np.where((last >= 0) & (slash_pos >= ps), slash_pos, ps)
