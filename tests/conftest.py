@@ -8,7 +8,6 @@ different departments).  Tests log in as a persona and try the product from outs
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,10 @@ def pytest_configure(config: Any) -> None:
 
     name = settings.DATABASES["default"]["NAME"]
     settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = f"test_{name}_{os.getpid()}"
+    # ... and a task queue of its own, so a `make run` worker never takes a test's task
+    from planner.celery import app
+
+    app.conf.task_default_queue = f"test-{os.getpid()}"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
@@ -76,9 +79,7 @@ def celery_test_queue() -> str:
     """A queue of this test session's own, so no other worker (e.g. `make run`'s) takes its tasks."""
     from planner.celery import app
 
-    queue = f"test-{uuid.uuid4().hex[:8]}"
-    app.conf.task_default_queue = queue
-    return queue
+    return app.conf.task_default_queue  # set per run in pytest_configure
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from django.db import connection, transaction
 
@@ -90,8 +91,12 @@ def mappings_import_csv(text: str, *, filename: str = "mappings.csv") -> Mapping
     return result
 
 
-def usage_reattribute() -> int:
-    """Recompute every rollup row's department and project from the current mappings."""
+def usage_reattribute(*, reprice: bool = True) -> int:
+    """Recompute every rollup row's department and project from the current mappings.
+
+    When usage moved between departments and statements exist, they are re-priced in the
+    background (new statement versions; the previous ones are kept).
+    """
     unassigned = unassigned_department().pk
     sql = f"""
         UPDATE forecasts_usagemonthly u SET department_id = r.department_id, project_id = r.project_id
@@ -104,4 +109,23 @@ def usage_reattribute() -> int:
     """
     with connection.cursor() as cursor:
         cursor.execute(sql, {"unassigned": unassigned})
-        return cursor.rowcount
+        moved = cursor.rowcount
+    if moved and reprice:
+        statements_reprice_after_attribution_change()
+    return moved
+
+
+def statements_reprice_after_attribution_change(user: Any = None) -> Any:
+    """Queue re-pricing of every month that has current statements; returns the BackgroundJob or None."""
+    from forecasts.models.chargeback import Statement
+    from forecasts.tasks_chargeback import chargeback_compute
+    from planner.jobs import job_start
+
+    months = sorted(set(Statement.objects.filter(is_current=True).values_list("month", flat=True)))
+    if not months:
+        return None
+    return job_start(
+        kind="chargeback", label="Re-pricing statements after an identity mapping changed",
+        task=chargeback_compute, user=user, unit="months",
+        params={"months": [f"{m:%Y-%m}" for m in months], "department": None, "reason": "identity mapping changed"},
+    )
