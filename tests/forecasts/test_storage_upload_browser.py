@@ -30,10 +30,25 @@ def big_scan(tmp_path: Path) -> Path:
 
 def test_an_uploaded_scan_shows_its_progress_and_lands_on_the_storage_page(
         page_as: Any, planner_user: Any, live_worker: Any, live_server: Any, big_scan: Path, settings: Any,
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from forecasts.models import StorageSnapshot
 
     settings.UPLOAD_DIR = tmp_path / "uploads"
+    # On a fast machine the whole scan loads between two polls of the page; report progress
+    # often and pause a little after each report, as a slow file system would, so the bar is seen.
+    import time
+
+    from forecasts import tasks_storage
+    from forecasts.services import storage as storage_service
+
+    monkeypatch.setattr(storage_service, "LINES_PROGRESS_EVERY_S", 0.05)
+    report = tasks_storage.job_progress
+
+    def slow_report(*args: Any, **kwargs: Any) -> None:
+        report(*args, **kwargs)
+        time.sleep(0.15)
+
+    monkeypatch.setattr(tasks_storage, "job_progress", slow_report)
     page = page_as(planner_user)
     page.goto(f"{live_server.url}/usage/storage/")
     page.click("#upload-scan")
