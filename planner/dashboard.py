@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db.models import Count, Max, Sum
 
-from forecasts.models import Department
+from forecasts.models import Department, IngestRun
 from forecasts.models.chargeback import Statement
 from forecasts.models.forecasting import ForecastFit
 from forecasts.models.storage import StorageSnapshot
@@ -26,9 +26,25 @@ def _months_back(month: date, n: int) -> date:
     return date(index // 12, index % 12 + 1, 1)
 
 
+def partial_month() -> tuple[date, Any] | None:
+    """The latest month with usage when the logs end inside it (e.g. exported on the 6th): its
+    figures are not comparable with whole months, so the dashboard leaves it out and says so."""
+    latest_end = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED).aggregate(m=Max("last_end"))["m"]
+    if latest_end is None:
+        return None
+    month = latest_end.date().replace(day=1)
+    next_month = _months_back(month, -1)
+    if (next_month - latest_end.date()).days <= 1:
+        return None  # the logs reach the month's last day
+    return month, latest_end
+
+
 def headline(user: Any) -> dict[str, Any]:
-    """Jobs, core-hours and users of the last 12 months with usage, for the user's departments."""
+    """Jobs, core-hours and users of the last 12 whole months with usage, for the user's departments."""
     visible = usage_filtered(user=user)
+    partial = partial_month()
+    if partial is not None:
+        visible = visible.filter(month__lt=partial[0])
     last = visible.aggregate(m=Max("month"))["m"]
     if last is None:
         return {}
@@ -38,7 +54,8 @@ def headline(user: Any) -> dict[str, Any]:
     before = visible.filter(month__gte=_months_back(last, 23), month__lt=since).aggregate(c=Sum("core_hours"))["c"]
     growth = (year["core_hours"] / before - 1) if before else None
     return {"since": since, "through": last, "jobs": year["jobs"] or 0, "core_hours": year["core_hours"] or 0,
-            "users": year["users"] or 0, "growth": growth}
+            "users": year["users"] or 0, "growth": growth,
+            "partial_month": partial[0] if partial else None, "logs_end": partial[1] if partial else None}
 
 
 def area_status(user: Any) -> dict[str, str]:

@@ -23,8 +23,12 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     areas = [{"area": a, "status": status.get(a.slug, "")} for a in AREAS
              if sees_everything(request.user) or not a.planners_only]
     top = headline(request.user)
-    figure = usage_area_figure(usage_monthly_by_department(user=request.user),
-                               title="Core-hours per month by department, all history") if top else None
+    figure = None
+    if top:
+        rows = usage_monthly_by_department(user=request.user)
+        if top["partial_month"]:
+            rows = [r for r in rows if r["month"] < top["partial_month"]]
+        figure = usage_area_figure(rows, title="Core-hours per month by department, all history")
     return render(request, "dashboard.html", {
         "areas": areas, "departments": departments, "headline": top, "figure": figure,
         "project_count": Project.objects.filter(department__in=departments).count(),

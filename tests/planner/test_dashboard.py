@@ -1,0 +1,35 @@
+"""The dashboard's headline figures: the last 12 whole months, scoped to the viewer."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from forecasts.ingest.synth import slurm_lines
+from forecasts.services.ingest import ingest_run_create, ingest_run_execute
+from planner.dashboard import headline
+from tests.helpers import login
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_month_the_logs_end_inside_is_left_out_of_the_headline_and_said_so(
+        tmp_path: Path, client: Any, planner_user: Any, departments: Any) -> None:
+    path = tmp_path / "jobs.txt"
+    path.write_text("".join(slurm_lines(3000, start=datetime(2024, 1, 1, tzinfo=UTC),
+                                        end=datetime(2025, 3, 6, tzinfo=UTC))))
+    ingest_run_execute(ingest_run_create(cluster_name="c", fmt="slurm", paths=[path]).pk)
+    top = headline(planner_user)
+    assert top["partial_month"] == date(2025, 3, 1)
+    assert (top["since"], top["through"]) == (date(2024, 3, 1), date(2025, 2, 1))
+    html = login(client, planner_user).get("/").content.decode()
+    assert "March 2025 is left out here" in html
+
+
+def test_a_viewer_without_usage_in_their_department_sees_the_empty_state(
+        client: Any, genomics_viewer: Any) -> None:
+    html = login(client, genomics_viewer).get("/").content.decode()
+    assert "No usage loaded yet" in html
