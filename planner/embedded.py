@@ -48,20 +48,24 @@ def postgres_url(data_dir: Path) -> str:
 
 
 def stop_postgres(data_dir: Path) -> bool:
-    """Stop the embedded server if it runs; returns whether one was stopped."""
+    """Stop the embedded server if it runs; returns whether one was stopped.
+
+    As root, pgserver runs PostgreSQL as its own system user ("pgserver"), and pg_ctl refuses
+    to run as root: stop it as that user, as pgserver itself does.
+    """
     _quiet_platformdirs()
     import subprocess
 
-    from pgserver._commands import POSTGRES_BIN_PATH
+    from pgserver._commands import pg_ctl
 
     pgdata = data_dir / "postgres"
     if not (pgdata / "postmaster.pid").exists():
         return False
-    subprocess.run(
-        [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(pgdata), "-m", "fast", "-w", "stop"],
-        check=False,
-        capture_output=True,
-    )
+    user = "pgserver" if os.name == "posix" and os.geteuid() == 0 else None
+    try:
+        pg_ctl(["-m", "fast", "-w", "stop"], pgdata=pgdata, user=user)
+    except subprocess.CalledProcessError:
+        return False  # not running after all (a stale postmaster.pid)
     return True
 
 
