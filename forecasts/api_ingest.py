@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
-from django.http import HttpRequest
 from django.urls import include, path, reverse
 from django.utils.text import slugify
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -22,24 +20,21 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
+from forecasts.api_upload import StreamedUploadMixin
 from forecasts.ingest.formats import FORMATS
 from forecasts.models import IngestRejection, IngestRun
 from forecasts.selectors import usage_monthly_by_department
 from forecasts.services.ingest import IngestError, ingest_run_create
 from forecasts.services.ingest_upload import (
     DETECT,
-    IngestUploadHandler,
     format_sniff,
     ingest_run_enqueue,
-    too_large_message,
     upload_discard,
     upload_store,
 )
 from forecasts.views_usage import _month
 from planner.jobs import job_status
 from planner.roles import IsPlanner
-
-UPLOAD_SLACK_BYTES = 1 << 20
 
 
 class IngestionIn(serializers.Serializer):
@@ -116,7 +111,7 @@ class IngestionAccepted(serializers.Serializer):
     job_url = serializers.CharField()
 
 
-class IngestionViewSet(viewsets.ReadOnlyModelViewSet):
+class IngestionViewSet(StreamedUploadMixin, viewsets.ReadOnlyModelViewSet):
     """Accounting ingest runs: upload a file to start one, then poll it for progress and counts."""
 
     permission_classes = [IsPlanner]
@@ -127,30 +122,14 @@ class IngestionViewSet(viewsets.ReadOnlyModelViewSet):
         return (IngestRun.objects.select_related("cluster", "created_by", "background_job")
                 .prefetch_related("files").order_by("-created_at"))
 
-    def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
-        # Stream uploads straight into UPLOAD_DIR (checked against the limit) before anything
-        # (the CSRF check of session auth included) reads the body.
-        if request.method == "POST":
-            self._upload_handler = IngestUploadHandler(request)
-            request.upload_handlers = [self._upload_handler]
-        return super().initialize_request(request, *args, **kwargs)
-
     @extend_schema(request={"multipart/form-data": IngestionIn}, responses={202: IngestionAccepted})
     def create(self, request: Request) -> Response:
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
-        if length > settings.UPLOAD_MAX_BYTES + UPLOAD_SLACK_BYTES:
-            return Response({"file": [too_large_message(length)]}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
-        handler: IngestUploadHandler | None = getattr(self, "_upload_handler", None)
+        if (refused := self.upload_refused(request)) is not None:
+            return refused
         data = request.data
-        if handler is not None and handler.too_large:
-            return Response({"file": [too_large_message(handler.size)]},
-                            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         form = IngestionIn(data=data)
         if not form.is_valid():
-            for uploaded in request.FILES.values():
-                if getattr(uploaded, "path", None) is not None:
-                    uploaded.close()
-                    upload_discard(uploaded.path)
+            self.discard_uploads(request)
             return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)
         path = upload_store(form.validated_data["file"])
         fmt = form.validated_data["format"]

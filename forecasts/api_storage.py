@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
-from django.http import HttpRequest
 from django.urls import include, path, reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status, viewsets
@@ -19,11 +17,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
+from forecasts.api_upload import StreamedUploadMixin
 from forecasts.models import StorageSnapshot
-from forecasts.services.ingest_upload import IngestUploadHandler, too_large_message, upload_discard, upload_store
+from forecasts.services.ingest_upload import upload_discard, upload_store
 from forecasts.services.storage import FORMATS, StorageScanError, storage_scan_start
 from forecasts.tasks_storage import storage_result_url
-from forecasts.views_ingest import UPLOAD_SLACK_BYTES
 from forecasts.views_storage import SERVER_COMMAND, filesystem_name_error
 from planner.jobs import job_status
 from planner.roles import IsPlanner
@@ -87,41 +85,26 @@ class StorageScanAccepted(serializers.Serializer):
     job_url = serializers.CharField(help_text="the background job's status JSON")
 
 
-class StorageScanViewSet(viewsets.ReadOnlyModelViewSet):
+class StorageScanViewSet(StreamedUploadMixin, viewsets.ReadOnlyModelViewSet):
     """File-system scans: upload one to load it in the background, then poll it for progress and counts."""
 
     permission_classes = [IsPlanner]
     serializer_class = StorageScanOut
     parser_classes = [MultiPartParser, FormParser]
+    server_command = SERVER_COMMAND
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
         return (StorageSnapshot.objects.select_related("filesystem", "background_job")
                 .order_by("-created_at", "-pk"))
 
-    def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
-        # Stream the upload into UPLOAD_DIR (checked against the limit) before anything reads the body.
-        if request.method == "POST":
-            self._upload_handler = IngestUploadHandler(request)
-            request.upload_handlers = [self._upload_handler]
-        return super().initialize_request(request, *args, **kwargs)
-
     @extend_schema(request={"multipart/form-data": StorageScanIn}, responses={202: StorageScanAccepted})
     def create(self, request: Request) -> Response:
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
-        if length > settings.UPLOAD_MAX_BYTES + UPLOAD_SLACK_BYTES:
-            return Response({"file": [too_large_message(length, SERVER_COMMAND)]},
-                            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
-        handler: IngestUploadHandler | None = getattr(self, "_upload_handler", None)
+        if (refused := self.upload_refused(request)) is not None:
+            return refused
         data = request.data
-        if handler is not None and handler.too_large:
-            return Response({"file": [too_large_message(handler.size, SERVER_COMMAND)]},
-                            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         form = StorageScanIn(data=data)
         if not form.is_valid():
-            for uploaded in request.FILES.values():
-                if getattr(uploaded, "path", None) is not None:
-                    uploaded.close()
-                    upload_discard(uploaded.path)
+            self.discard_uploads(request)
             return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)
         file_path = upload_store(form.validated_data["file"])
         try:
