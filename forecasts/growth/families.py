@@ -189,7 +189,7 @@ def fit_linear(t: FloatArray, z: FloatArray, loss: str = "linear") -> ModelFit:
         raise FitError("linear needs at least 3 points")
     tc = float(t.mean())
     X = np.column_stack([np.ones_like(t), t - tc])
-    theta = np.linalg.lstsq(X, z, rcond=None)[0]
+    theta: FloatArray = np.asarray(np.linalg.lstsq(X, z, rcond=None)[0], dtype=np.float64)
     lower, upper = np.full(2, -np.inf), np.full(2, np.inf)
     converged, message = True, "analytic least squares"
     if loss != "linear":
