@@ -44,3 +44,26 @@ def database_url_of_test_db() -> str:
 
     parts = urlsplit(settings.DATABASE_URL)
     return urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
+
+
+def watch_progress(page: Any, *, until_path: str, rate_unit: str, screenshot_name: str) -> tuple[list[float], bool]:
+    """Follow a job page's progress bar until the browser leaves for ``until_path``.
+
+    Returns the bar widths seen and whether the rate line ever showed ``<rate_unit>/s``
+    (a screenshot is taken the first time it does).
+    """
+    widths: list[float] = []
+    seen_rate = False
+    for _ in range(300):
+        if until_path in page.url:
+            break
+        try:
+            width = page.evaluate("() => parseFloat(document.querySelector('.job-progress .bar').style.width) || 0")
+            widths.append(width)
+            if not seen_rate and f"{rate_unit}/s" in page.locator(".job-rate").inner_text():
+                seen_rate = True
+                screenshot(page, screenshot_name)
+        except Exception:  # the page navigated away between two looks  # noqa: BLE001
+            break
+        page.wait_for_timeout(100)
+    return widths, seen_rate

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.forecasts.usage_data import load_usage
-from tests.helpers import screenshot
+from tests.helpers import screenshot, watch_progress
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -48,20 +48,8 @@ def test_an_upload_shows_its_progress_and_lands_on_the_summary_then_on_the_usage
     page.click("#upload-submit")
 
     page.wait_for_url("**/jobs/*/", timeout=60_000)
-    widths: list[float] = []
-    seen_rate = False
-    for _ in range(300):
-        if "/usage/ingest/" in page.url:
-            break
-        try:
-            width = page.evaluate("() => parseFloat(document.querySelector('.job-progress .bar').style.width) || 0")
-            widths.append(width)
-            if not seen_rate and "records/s" in page.locator(".job-rate").inner_text():
-                seen_rate = True
-                screenshot(page, "usage-ingest-progress")
-        except Exception:  # the page navigated away between two looks
-            break
-        page.wait_for_timeout(100)
+    widths, seen_rate = watch_progress(page, until_path="/usage/ingest/", rate_unit="records",
+                                       screenshot_name="usage-ingest-progress")
     page.wait_for_url("**/usage/ingest/*/", timeout=120_000)
     assert any(0 < w < 100 for w in widths), f"the bar never showed partial progress: {widths[:40]}"
     assert seen_rate, "the progress line never showed a records/s rate"

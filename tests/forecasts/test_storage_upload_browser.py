@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import screenshot
+from tests.helpers import screenshot, watch_progress
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -64,20 +64,8 @@ def test_an_uploaded_scan_shows_its_progress_and_lands_on_the_storage_page(
     page.click("#upload-submit")
 
     page.wait_for_url("**/jobs/*/", timeout=60_000)
-    widths: list[float] = []
-    seen_rate = False
-    for _ in range(300):
-        if "/usage/storage/" in page.url:
-            break
-        try:
-            width = page.evaluate("() => parseFloat(document.querySelector('.job-progress .bar').style.width) || 0")
-            widths.append(width)
-            if not seen_rate and "lines/s" in page.locator(".job-rate").inner_text():
-                seen_rate = True
-                screenshot(page, "storage-upload-progress")
-        except Exception:  # the page navigated away between two looks  # noqa: BLE001
-            break
-        page.wait_for_timeout(100)
+    widths, seen_rate = watch_progress(page, until_path="/usage/storage/", rate_unit="lines",
+                                       screenshot_name="storage-upload-progress")
     page.wait_for_url("**/usage/storage/?*", timeout=60_000)
     assert any(0 < w < 100 for w in widths), f"the bar never showed partial progress: {widths[:40]}"
     assert seen_rate, "the progress line never showed a lines/s rate"
