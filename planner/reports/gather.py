@@ -20,10 +20,12 @@ from forecasts.models import Cluster, ClusterCapacity, ForecastFit, IngestRun, I
 from forecasts.selectors import usage_filtered
 from forecasts.storage.stats import format_size
 from forecasts.workload import CapacityStep, capacity_core_hours, month_end
+from planner.capacity import DEFAULT_PIPELINE
 from planner.costmodel import CostModel, NoBenchmarkError, speedup
 from planner.models import Design, DesignEvaluation
 from planner.reports import workload_adapter
 from planner.services_catalog import catalog_from_db
+from planner.services_designs import design_evaluate, design_latest_evaluation
 
 BYTES_PER_TB = 1e12
 
@@ -57,10 +59,6 @@ def default_period(cluster: Cluster | None) -> tuple[date, date] | None:
     return agg["lo"], hi
 
 
-def latest_design_evaluation(design: Design) -> DesignEvaluation | None:
-    return design.evaluations.order_by("-created_at").first()
-
-
 def gather_facts(*, design: Design, cluster: Cluster | None = None, start: date | None = None,
                  end: date | None = None, forecast: ForecastFit | None = None,
                  plan: SequencerPlan | None = None) -> dict[str, Any]:
@@ -84,8 +82,9 @@ def gather_facts(*, design: Design, cluster: Cluster | None = None, start: date 
     facts["storage"] = _storage(refs, start, end)
     facts["forecast"] = _forecast(refs, forecast, cluster)
     facts["sequencer_plan"] = _plan(refs, plan)
-    facts["design"] = _design(refs, design)
-    facts["benchmarks"] = _benchmarks(refs, design)
+    ev = design_latest_evaluation(design) or design_evaluate(design=design)
+    facts["design"] = _design(refs, design, ev)
+    facts["benchmarks"] = _benchmarks(refs, design, ev)
     facts["references"] = refs
     return facts
 
@@ -266,12 +265,7 @@ def _purchase_rows(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(out, key=lambda r: r["year"] or 0)
 
 
-def _design(refs: list[dict[str, str]], design: Design) -> dict[str, Any]:
-    ev = latest_design_evaluation(design)
-    if ev is None:
-        from planner.services_designs import design_evaluate
-
-        ev = design_evaluate(design=design)
+def _design(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation) -> dict[str, Any]:
     sc = design.scenario
     _ref(refs, f"design-{design.pk}", "design", f"Design #{design.pk}: {design.name} v{design.version}",
          f"scenario saved {design.created_at:%Y-%m-%d %H:%M}")
@@ -323,7 +317,7 @@ def _design(refs: list[dict[str, str]], design: Design) -> dict[str, Any]:
                                                           "base_clock_ghz", "memory_gb")}, "count": c}
                        for n, c in counts.items() if n in nodes_by_name],
         "purchases": _purchase_rows(sc), "assumptions": [a for a in assumptions if a],
-        "pipeline": sc.get("pipeline") or "GATK 3.1.1 WGS",
+        "pipeline": sc.get("pipeline") or DEFAULT_PIPELINE,
     }
 
 
@@ -341,12 +335,12 @@ def _active_node_counts(sc: dict[str, Any], year: int, nodes: dict[str, Any]) ->
     return counts
 
 
-def _benchmarks(refs: list[dict[str, str]], design: Design) -> dict[str, Any]:
+def _benchmarks(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation | None) -> dict[str, Any]:
     """Per-genome CPU and wall hours of the design's pipeline: every measured configuration, then
     the design's own node types on its pipeline storage (derived by the cost model, with its rule)."""
     from planner.models import Benchmark
 
-    pipeline = design.scenario.get("pipeline") or "GATK 3.1.1 WGS"
+    pipeline = design.scenario.get("pipeline") or DEFAULT_PIPELINE
     catalog = catalog_from_db()
     model = CostModel(catalog)
     rows: list[dict[str, Any]] = []
@@ -362,7 +356,6 @@ def _benchmarks(refs: list[dict[str, str]], design: Design) -> dict[str, Any]:
                      "rule": "measured" if wall.rule.startswith("benchmark") else wall.rule, "measured": True,
                      "ref": key})
         seen.add((b.node_type.name, b.storage_system.name))
-    ev = latest_design_evaluation(design)
     for key_ns in ((ev.result.get("derivations") or {}) if ev else {}):
         node, _, storage = key_ns.partition("/")
         if (node, storage) in seen:
