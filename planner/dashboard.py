@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db.models import Count, Max, Sum
 
+from forecasts.growth.calendar import add_months
 from forecasts.models import Department, IngestRun
 from forecasts.models.chargeback import Statement
 from forecasts.models.forecasting import ForecastFit
@@ -21,11 +22,6 @@ from planner.reports.models import GrantReport
 from planner.roles import scope_by_department, sees_everything
 
 
-def _months_back(month: date, n: int) -> date:
-    index = month.year * 12 + month.month - 1 - n
-    return date(index // 12, index % 12 + 1, 1)
-
-
 def partial_month() -> tuple[date, Any] | None:
     """The latest month with usage when the logs end inside it (e.g. exported on the 6th): its
     figures are not comparable with whole months, so the dashboard leaves it out and says so."""
@@ -33,7 +29,7 @@ def partial_month() -> tuple[date, Any] | None:
     if latest_end is None:
         return None
     month = latest_end.date().replace(day=1)
-    next_month = _months_back(month, -1)
+    next_month = add_months(month, 1)
     if (next_month - latest_end.date()).days <= 1:
         return None  # the logs reach the month's last day
     return month, latest_end
@@ -48,10 +44,10 @@ def headline(user: Any) -> dict[str, Any]:
     last = visible.aggregate(m=Max("month"))["m"]
     if last is None:
         return {}
-    since = _months_back(last, 11)
+    since = add_months(last, -11)
     year = visible.filter(month__gte=since).aggregate(
         jobs=Sum("jobs"), core_hours=Sum("core_hours"), users=Count("identity__user", distinct=True))
-    before = visible.filter(month__gte=_months_back(last, 23), month__lt=since).aggregate(c=Sum("core_hours"))["c"]
+    before = visible.filter(month__gte=add_months(last, -23), month__lt=since).aggregate(c=Sum("core_hours"))["c"]
     growth = (year["core_hours"] / before - 1) if before else None
     return {"since": since, "through": last, "jobs": year["jobs"] or 0, "core_hours": year["core_hours"] or 0,
             "users": year["users"] or 0, "growth": growth,
