@@ -388,10 +388,12 @@ def refit_targets() -> list[SeriesSpec]:
     department with usage) x usage metric, plus storage when scans are loaded."""
     clusters: list[Cluster | None] = [None, *Cluster.objects.filter(usagemonthly__isnull=False).distinct()]
     depts: list[Department | None] = [None, *Department.objects.filter(usage__isnull=False).distinct()]
+    # the (cluster, department) pairs with usage, in one query rather than one per pair
+    used = set(UsageMonthly.objects.order_by().values_list("cluster_id", "department_id").distinct())
     out = []
     for c in clusters:
         for d in depts:
-            if c is not None and d is not None and not UsageMonthly.objects.filter(cluster=c, department=d).exists():
+            if c is not None and d is not None and (c.pk, d.pk) not in used:
                 continue
             out += [SeriesSpec(m, c, d) for m in ("core_hours", "jobs", "active_users")]
     model = storage_snapshot_model()
