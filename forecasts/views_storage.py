@@ -31,7 +31,7 @@ from forecasts.services.ingest_upload import (
     upload_store,
 )
 from forecasts.services.storage import StorageScanError, storage_scan_start
-from forecasts.views_ingest import content_too_large, discard_uploads
+from forecasts.views_ingest import _Echo, content_too_large, discard_uploads
 from planner.roles import planner_required
 
 NEW_FILESYSTEM = "__new__"
@@ -129,11 +129,6 @@ def _render(request: HttpRequest, form: ScanUploadForm, status: int = 200) -> Ht
         "form": form, "max_bytes": settings.UPLOAD_MAX_BYTES, "max_human": human_bytes(settings.UPLOAD_MAX_BYTES),
         "new_filesystem": NEW_FILESYSTEM, "server_command": SERVER_COMMAND,
     }, status=status)
-
-
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
 
 
 def _rejection_rows(snapshot: StorageSnapshot) -> Iterator[list[Any]]:
