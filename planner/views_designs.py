@@ -10,6 +10,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.contrib import messages
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -24,6 +25,7 @@ from planner.services_designs import (
     design_create,
     design_evaluate,
     design_latest_evaluation,
+    design_latest_evaluations,
     design_latest_versions,
     design_scenario,
     design_sensitivity,
@@ -95,18 +97,20 @@ def _checks_by_name(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 @planner_required
 def design_list(request: HttpRequest) -> HttpResponse:
-    designs = list(design_latest_versions().order_by("name"))
+    designs = list(design_latest_versions().annotate(
+        run_count=Count("optimizer_runs", distinct=True)).order_by("name"))
     if not designs:
         return render(request, "designs/empty.html", {"area": AREAS_BY_SLUG["designs"]})
+    latest = design_latest_evaluations(designs)
     rows = []
     for d in designs:
-        ev = design_latest_evaluation(d)
+        ev = latest.get(d.pk)
         peak = None
         if ev:
             years = ev.result["years"]
             best = max(years, key=lambda y: y["genomes_per_day_capacity"] or 0)
             peak = best
-        rows.append({"design": d, "ev": ev, "peak": peak, "runs": d.optimizer_runs.count()})
+        rows.append({"design": d, "ev": ev, "peak": peak, "runs": d.run_count})
     return render(request, "designs/list.html", {"rows": rows})
 
 
