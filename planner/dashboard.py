@@ -83,9 +83,11 @@ def area_status(user: Any) -> dict[str, str]:
         status["hardware"] = (f"{NodeType.objects.count()} node types, {StorageSystem.objects.count()} storage "
                               f"systems, {Benchmark.objects.count()} benchmarks")
     if Design.objects.exists():
-        status["designs"] = f"{Design.objects.count()} designs"
+        n = Design.objects.count()
+        status["designs"] = f"{n} design{'s' if n != 1 else ''}"
     if GrantReport.objects.exists():
-        status["reports"] = f"{GrantReport.objects.count()} report versions"
+        n = GrantReport.objects.count()
+        status["reports"] = f"{n} report version{'s' if n != 1 else ''}"
     return status
 
 
