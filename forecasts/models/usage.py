@@ -9,6 +9,7 @@ mapping re-attributes the rollups (small) in SQL; jobs are never re-read or rewr
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
 
 from forecasts.models.org import Department, Project
@@ -246,8 +247,10 @@ class Job(models.Model):
             ),
         ]
         indexes = [
-            # workload characterisation for a cluster and a period
-            models.Index(fields=["cluster", "end"], name="job_cluster_end"),
+            # Workload characterisation and chargeback read a cluster's jobs by period.  Jobs
+            # arrive roughly in end order, so a BRIN index (a few pages for millions of rows)
+            # finds a month's blocks; a B-tree here cost a fifth of each batch's insert time.
+            BrinIndex(fields=["cluster", "end"], name="job_cluster_end_brin"),
         ]
 
     def __str__(self) -> str:

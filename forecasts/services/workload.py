@@ -64,10 +64,12 @@ shape_src AS (
              THEN width_bucket(GREATEST(EXTRACT(EPOCH FROM (j.start - j.submit)), 0)::float8, {_T})
              ELSE {UNKNOWN} END AS wait_b
     FROM {{source}} j
-), shape_attr AS (
-    SELECT s.*, COALESCE(attr.department_id, %(unassigned)s) AS department_id, attr.project_id
-    FROM shape_src s JOIN forecasts_identity i ON i.id = s.identity_id
+), shape_who AS MATERIALIZED (  -- attribution once per identity and month, not once per job
+    SELECT w.month, w.identity_id, COALESCE(attr.department_id, %(unassigned)s) AS department_id, attr.project_id
+    FROM (SELECT DISTINCT month, identity_id FROM shape_src) w JOIN forecasts_identity i ON i.id = w.identity_id
     /*attribution*/
+), shape_attr AS (
+    SELECT s.*, w.department_id, w.project_id FROM shape_src s JOIN shape_who w USING (month, identity_id)
 ), shape_agg AS (
     SELECT month, department_id, project_id, queue,
         CASE WHEN GROUPING(size_b) = 0 THEN {DIM_SIZE} WHEN GROUPING(rt_b) = 0 THEN {DIM_RUNTIME}
@@ -109,7 +111,7 @@ ON CONFLICT ON CONSTRAINT workload_shape_key DO UPDATE SET
 ATTRIBUTION_PLACEHOLDER = "/*attribution*/"
 
 # Spliced into the ingest batch statement after its other CTEs (it reads ``ins``); ingest.py
-# replaces ATTRIBUTION_PLACEHOLDER with ATTRIBUTION_LATERAL.format(month="s.month").
+# replaces ATTRIBUTION_PLACEHOLDER with ATTRIBUTION_LATERAL.format(month="w.month").
 SHAPE_CTES = ", " + _SHAPE_SELECT.replace("{source}", "ins") + ", shaped AS (" + _SHAPE_UPSERT + " RETURNING 1)\n"
 
 _JOBS_IN = ('(SELECT * FROM forecasts_job WHERE cluster_id = %(cluster)s AND ("end" >= %(lo)s OR %(lo)s IS NULL) '
@@ -120,7 +122,7 @@ def _rebuild_sql() -> str:
     from forecasts.services.ingest import ATTRIBUTION_LATERAL  # ingest imports this module
 
     return ("WITH " + _SHAPE_SELECT.replace("{source}", _JOBS_IN) + _SHAPE_UPSERT).replace(
-        ATTRIBUTION_PLACEHOLDER, ATTRIBUTION_LATERAL.format(month="s.month"))
+        ATTRIBUTION_PLACEHOLDER, ATTRIBUTION_LATERAL.format(month="w.month"))
 
 
 def _unassigned_id() -> int:

@@ -257,3 +257,40 @@ def test_a_run_whose_batches_committed_out_of_order_resumes_exactly(tmp_path: Pa
     assert_adds_up(resumed)
     assert (resumed.records_read, resumed.jobs_ingested, resumed.duplicates) == (n, n, 0)
     assert Job.objects.filter(cluster__name="gaps").count() == n
+
+
+@pytest.mark.django_db
+def test_a_batch_with_repeats_falls_back_to_the_checked_insert_and_the_next_clean_one_goes_plain(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """The loader tries a plain INSERT first; a repeat (here inside one batch, and one already
+    stored) is refused by the unique key, undone to a savepoint and redone with ON CONFLICT."""
+    from forecasts.services import ingest as service
+
+    monkeypatch.setattr(service, "BATCH_RECORDS", 1000)
+    lines = list(slurm_lines(2500, start=datetime(2024, 1, 1, tzinfo=UTC), end=datetime(2024, 3, 1, tzinfo=UTC)))
+    ingest("slurm", _write(tmp_path / "first.txt", lines[:10]), cluster="opt")
+    # batch 1: 990 new, 10 already stored, 1 repeated inside the batch; batch 2 and 3: all new
+    path = _write(tmp_path / "jobs.txt", lines[:999] + [lines[500]] + lines[999:])
+    run = IngestRun.objects.select_related("cluster").get(
+        pk=ingest_run_create(cluster_name="opt", fmt="slurm", paths=[path]).pk)
+    batches = list(service._batches(run, list(run.files.all()), {"bytes": 0, "bytes_done": 0}))
+    assert len(batches) == 3
+    mode = {"optimistic": True}
+    unassigned = service.unassigned_department().pk
+    service._load_batch(run.pk, run.cluster_id, batches[0], unassigned, mode)
+    assert mode == {"optimistic": False}  # refused, redone checked; it found repeats, so stay checked
+    service._load_batch(run.pk, run.cluster_id, batches[1], unassigned, mode)
+    assert mode == {"optimistic": True}  # a clean checked batch: back to the plain insert
+    service._load_batch(run.pk, run.cluster_id, batches[2], unassigned, mode)
+    assert mode == {"optimistic": True}
+    run = ingest_run_execute(run.pk)  # every batch is committed: completing it reads and adds nothing
+    assert_adds_up(run)
+    assert (run.records_read, run.jobs_ingested, run.duplicates) == (2501, 2490, 11)
+    assert Job.objects.filter(cluster__name="opt").count() == 2500
+    usage = UsageMonthly.objects.filter(cluster__name="opt").aggregate(n=Sum("jobs"))["n"]
+    assert usage == 2500  # the refused attempt left nothing in the rollups either
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(lines))
+    return path

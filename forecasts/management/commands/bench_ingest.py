@@ -3,7 +3,9 @@
 Generates N realistic Slurm records deterministically (forecasts/ingest/synth.py) into a
 temporary file, then measures:
   1. the full ingest path (parse + map + COPY + rollup) as `ingest_accounting` runs it;
-  2. a bare COPY of the same rows into an identical table (the ceiling);
+  2. a bare COPY of the same rows into an identical table (the ceiling): a table created
+     LIKE forecasts_job INCLUDING ALL, so with the same indexes and unique key, and the rows
+     already in its layout; and, for reference, into an unindexed table of the staging layout;
   3. re-ingesting the same file (every record a duplicate);
   4. the usage query: monthly core-hours by department over all history;
 and the peak resident memory of this process.  Run it on a scratch data directory
@@ -26,11 +28,29 @@ from django.core.management.base import BaseCommand
 from django.db import connection
 
 from forecasts.ingest.copyrows import STAGING_COLUMNS, copy_line
+from forecasts.ingest.records import JobRecord
 from forecasts.ingest.slurm import parse as parse_slurm
 from forecasts.ingest.synth import slurm_lines
 from forecasts.models import Cluster, IngestRun, UsageMonthly
 from forecasts.selectors import usage_monthly_by_department
 from forecasts.services.ingest import _STAGING_DDL, ingest_run_create, ingest_run_execute
+
+JOB_COLUMNS: tuple[str, ...] = (
+    "cluster_id", "job_id", "array_index", "submit", "identity_id", "queue", "qos", "eligible", "start", "end",
+    "cores", "nodes", "gpus", "req_mem_mb", "used_mem_mb", "req_walltime_s", "cpu_time_s", "exit_status",
+    "state", "node_list", "name", "wall_s", "core_hours",
+)
+
+
+def _job_line(job: JobRecord, cluster_id: int, identity_id: int) -> str:
+    """The row forecasts_job stores for this job, in COPY text format (times as ISO 8601)."""
+    staging = copy_line(job).rstrip("\n").split("\t")
+    values = dict(zip(STAGING_COLUMNS, staging, strict=True))
+    for column, when in (("submit", job.submit), ("eligible", job.eligible), ("start", job.start),
+                         ("end", job.end)):
+        values[column] = "\\N" if when is None else when.isoformat()
+    values["cluster_id"], values["identity_id"] = str(cluster_id), str(identity_id)
+    return "\t".join(values[c] for c in JOB_COLUMNS) + "\n"
 
 
 def _peak_rss_mb() -> float:
@@ -68,8 +88,8 @@ class Command(BaseCommand):
         assert run.records_read == run.jobs_ingested + run.duplicates + run.skipped + run.rejected
         ingest_peak_mb = _peak_rss_mb()  # before the bare-COPY step below touches memory
 
-        say("2/4 bare COPY of the same rows into an identical table ...")
-        copy_s = self._bare_copy(path, say)
+        say("2/4 bare COPY of the same rows into an identical table (and an unindexed one) ...")
+        copy_s, unindexed_s = self._bare_copy(path, options["cluster"], say)
 
         say("3/4 re-ingest (all duplicates) ...")
         t = time.monotonic()
@@ -93,6 +113,9 @@ class Command(BaseCommand):
             "bare_copy_s": round(copy_s, 2),
             "bare_copy_jobs_per_s": round(run.jobs_ingested / copy_s),
             "full_vs_bare_copy": round(copy_s / full_s, 3),
+            "unindexed_copy_s": round(unindexed_s, 2),
+            "unindexed_copy_jobs_per_s": round(run.jobs_ingested / unindexed_s),
+            "full_vs_unindexed_copy": round(unindexed_s / full_s, 3),
             "reingest_s": round(reingest_s, 2),
             "reingest_duplicates": again.duplicates,
             "usage_query_ms": round(1000 * min(timings), 1),
@@ -105,30 +128,48 @@ class Command(BaseCommand):
             self._drop(options["cluster"], say)
         self.stdout.write(json.dumps(result))
 
-    def _bare_copy(self, path: Path, say: Any) -> float:
-        """COPY the same rows, pre-formatted (untimed), into a plain table of the staging layout.
+    def _bare_copy(self, path: Path, cluster: str, say: Any) -> tuple[float, float]:
+        """Seconds to COPY the same jobs, pre-formatted (untimed), into two tables:
 
-        Only the COPY is timed: it is the ceiling for getting these rows into PostgreSQL.
-        The rows go through a temporary file so memory stays flat for any N.
+        1. an identical table: ``LIKE forecasts_job INCLUDING ALL`` (same columns, types,
+           defaults, indexes and unique key), rows already in its layout with resolved
+           identities: the ceiling for getting these jobs into that table;
+        2. the loader's staging layout with no index at all (a lower bound on the COPY alone).
+
+        The rows go through temporary files so memory stays flat for any N.
         """
-        rows_path = path.with_suffix(".copyrows")
-        with path.open("rb") as handle, rows_path.open("w") as out:
-            for item in parse_slurm(handle, cluster="bench"):
-                if type(item).__name__ == "JobRecord":
-                    out.write(copy_line(item))
-        cols = ", ".join(f'"{c}"' for c in STAGING_COLUMNS)
+        cluster_id = Cluster.objects.get(name=cluster).pk
+        with connection.cursor() as cursor:
+            cursor.execute('SELECT "user", "group", account, id FROM forecasts_identity')
+            identities = {(u, g, a): i for u, g, a, i in cursor.fetchall()}
+        staging_path, job_path = path.with_suffix(".staging"), path.with_suffix(".jobrows")
+        with path.open("rb") as handle, staging_path.open("w") as staging, job_path.open("w") as jobs:
+            for item in parse_slurm(handle, cluster=cluster):
+                if type(item) is JobRecord:
+                    staging.write(copy_line(item))
+                    jobs.write(_job_line(item, cluster_id, identities[(item.user, item.group, item.account)]))
+        timings = []
         with connection.cursor() as cursor:
             cursor.execute("DROP TABLE IF EXISTS bench_copy")
+            cursor.execute("CREATE TABLE bench_copy (LIKE forecasts_job INCLUDING ALL)")
+            timings.append(self._copy(cursor, job_path, "bench_copy", JOB_COLUMNS))
+            cursor.execute("DROP TABLE bench_copy")
             ddl = _STAGING_DDL.replace("CREATE TEMP TABLE IF NOT EXISTS ingest_staging", "CREATE TABLE bench_copy")
             cursor.execute(ddl.replace("ON COMMIT DELETE ROWS", ""))
-            t = time.monotonic()
-            with rows_path.open("rb") as rows, cursor.copy(f"COPY bench_copy ({cols}) FROM STDIN") as cp:
-                for chunk in iter(lambda: rows.read(1 << 22), b""):
-                    cp.write(chunk)
-            elapsed = time.monotonic() - t
+            timings.append(self._copy(cursor, staging_path, "bench_copy", STAGING_COLUMNS))
             cursor.execute("DROP TABLE bench_copy")
-        rows_path.unlink()
-        return elapsed
+        staging_path.unlink()
+        job_path.unlink()
+        return timings[0], timings[1]
+
+    @staticmethod
+    def _copy(cursor: Any, rows_path: Path, table: str, columns: tuple[str, ...]) -> float:
+        cols = ", ".join(f'"{c}"' for c in columns)
+        t = time.monotonic()
+        with rows_path.open("rb") as rows, cursor.copy(f"COPY {table} ({cols}) FROM STDIN") as cp:
+            for chunk in iter(lambda: rows.read(1 << 22), b""):
+                cp.write(chunk)
+        return time.monotonic() - t
 
     def _drop(self, cluster: str, say: Any) -> None:
         say(f"removing benchmark cluster {cluster!r} ...")
