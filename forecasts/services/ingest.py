@@ -7,33 +7,36 @@ running the same run again resumes after the last committed batch (the checkpoin
 counts records per file; those are re-parsed but not re-loaded).  Loading a file again
 in a new run adds nothing: the jobs' natural key turns every repeat into a duplicate.
 
-Parsing runs in a thread beside the database work (libpq releases the GIL), so on two
-cores parsing and PostgreSQL's inserting overlap.
+Parsing runs beside the database work, in its own process for big runs (a parser thread
+would starve the loaders of the GIL; see forecasts/ingest/producer.py), so on two cores
+parsing and PostgreSQL's inserting overlap.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import json
 import os
+import pickle
 import queue
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
-from forecasts.ingest.compression import open_source
-from forecasts.ingest.copyrows import STAGING_COLUMNS, copy_line, rejection_line
+from forecasts.ingest.copyrows import STAGING_COLUMNS
 from forecasts.ingest.formats import get_parser
-from forecasts.ingest.records import JobRecord, Rejected, Skipped
+from forecasts.ingest.producer import Batch, FileSpec, read_frames
+from forecasts.ingest.producer import batches as producer_batches
 from forecasts.models import Cluster, Department, IngestFile, IngestRun
 from forecasts.services.workload import ATTRIBUTION_PLACEHOLDER as WORKLOAD_ATTRIBUTION
 from forecasts.services.workload import SHAPE_CTES as WORKLOAD_SHAPE_CTES  # job-shape rollups, same batch
@@ -42,25 +45,14 @@ BATCH_RECORDS = 50_000
 # Batches load on this many connections at once: PostgreSQL's insert work is the bottleneck and
 # two backends use both cores of a small machine while the parser thread stays ahead.
 LOADERS = max(1, min(2, int(os.environ.get("INGEST_LOADERS", "2"))))
+# Runs of at least this many bytes parse in a separate process (INGEST_PARSE_PROCESS=0: never).
+PARSE_IN_PROCESS = os.environ.get("INGEST_PARSE_PROCESS", "1") != "0"
+PARSE_PROCESS_MIN_BYTES = 8 << 20
 Progress = Callable[[int, int | None], None]  # (records read, total estimate or None)
 
 
 class IngestError(Exception):
     """The run could not be carried out (unreadable file, unknown format, database down)."""
-
-
-@dataclass
-class Batch:
-    file_id: int
-    position: int
-    start_record: int  # this batch holds records (start_record, end_record] of its file
-    end_record: int = 0
-    lines: list[str] = field(default_factory=list)
-    rejections: list[str] = field(default_factory=list)
-    read: int = 0
-    skipped: int = 0
-    rejected: int = 0
-    skipped_reasons: dict[str, int] = field(default_factory=dict)
 
 
 # --- Setting a run up ------------------------------------------------------------------
@@ -102,23 +94,7 @@ def ingest_run_create(*, cluster_name: str, fmt: str, paths: list[Path], tz: str
     return run
 
 
-# --- Parsing (producer thread) -----------------------------------------------------------
-
-class _CountingReader(io.RawIOBase):
-    """Wraps a binary file to count compressed bytes read, for progress on big files."""
-
-    def __init__(self, raw: Any) -> None:
-        self.raw = raw
-        self.bytes_read = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        n = self.raw.readinto(buffer)
-        self.bytes_read += n or 0
-        return n or 0
-
+# --- Parsing (forecasts/ingest/producer.py, in a parser process) ------------------------
 
 def committed_ranges(checkpoint: dict[str, Any], position: int) -> list[tuple[int, int]]:
     """Record ranges (start, end] of a file already committed, merged and sorted.
@@ -137,51 +113,15 @@ def committed_ranges(checkpoint: dict[str, Any], position: int) -> list[tuple[in
     return merged
 
 
-def _batches(run: IngestRun, files: list[IngestFile], counters: dict[str, int]) -> Iterator[Batch]:
-    parse = get_parser(run.format)
-    tz = ZoneInfo(run.timezone)
-    for f in files:
-        done = committed_ranges(run.checkpoint, f.position)
-        raw = _CountingReader(open(f.path, "rb"))  # noqa: SIM115 - closed below
-        try:
-            stream = open_source(io.BufferedReader(raw, buffer_size=1 << 20))
-            items: Iterable[Any] = parse(stream, cluster=run.cluster.name, tz=tz)
-            batch = Batch(f.pk, f.position, 0)
-            record = 0
-            span = 0  # index into done: the first committed range that may still contain `record`
-            for item in items:
-                record += 1
-                while span < len(done) and done[span][1] < record:
-                    span += 1
-                if span < len(done) and done[span][0] < record <= done[span][1]:
-                    # committed by an earlier attempt of this run: close the batch before the gap
-                    if batch.read:
-                        batch.end_record = record - 1
-                        yield batch
-                    batch = Batch(f.pk, f.position, record)
-                    continue
-                batch.read += 1
-                if type(item) is JobRecord:
-                    batch.lines.append(copy_line(item))
-                elif type(item) is Skipped:
-                    batch.skipped += 1
-                    batch.skipped_reasons[item.reason] = batch.skipped_reasons.get(item.reason, 0) + 1
-                else:
-                    assert isinstance(item, Rejected)
-                    batch.rejected += 1
-                    batch.rejections.append(rejection_line(run.pk, f.pk, item.line, item.reason, item.raw))
-                if batch.read >= BATCH_RECORDS:
-                    batch.end_record = record
-                    counters["bytes"] = counters["bytes_done"] + raw.bytes_read
-                    yield batch
-                    batch = Batch(f.pk, f.position, record)
-            batch.end_record = record
-            counters["bytes"] = counters["bytes_done"] + raw.bytes_read
-            counters["bytes_done"] += raw.bytes_read
-            if batch.read:
-                yield batch
-        finally:
-            raw.raw.close()
+def _producer_args(run: IngestRun, files: list[IngestFile]) -> tuple[Any, ...]:
+    specs = [FileSpec(f.pk, f.position, f.path, tuple(committed_ranges(run.checkpoint, f.position)))
+             for f in files]
+    return (run.format, run.cluster.name, run.timezone, run.pk, specs, BATCH_RECORDS)
+
+
+def _batches(run: IngestRun, files: list[IngestFile], counters: dict[str, int] | None = None) -> Iterator[Batch]:
+    """The run's batches parsed in this process (tests, and where no process can be started)."""
+    return producer_batches(*_producer_args(run, files))
 
 
 # --- Loading (database, in the calling thread) ---------------------------------------------
@@ -230,7 +170,7 @@ WITH ins AS (
         identity_id, queue, qos, count(*) AS jobs, sum(core_hours) AS core_hours,
         COALESCE(sum(cpu_time_s), 0) / 3600.0 AS cpu_hours, sum(gpus * wall_s) / 3600.0 AS gpu_hours,
         sum(nodes * wall_s) / 3600.0 AS node_hours, sum(wall_s) / 3600.0 AS wall_hours,
-        COALESCE(sum(GREATEST(EXTRACT(EPOCH FROM (start - submit)), 0)), 0) / 3600.0 AS wait_hours
+        COALESCE(sum(GREATEST(date_part('epoch', start - submit), 0)), 0) / 3600.0 AS wait_hours  -- date_part: float8
     FROM ins GROUP BY 1, 2, 3, 4
 ), rolled AS (
     INSERT INTO forecasts_usagemonthly (
@@ -305,10 +245,10 @@ def _load_batch(run_id: int, cluster_id: int, batch: Batch, unassigned_id: int,
         # planner takes the batch for one row and joins the jobs to their attribution by
         # nested loop, 50,000 x 300 times; hash joins are right for every join here.
         cursor.execute("SET LOCAL enable_nestloop TO off")
-        if batch.lines:
+        if batch.jobs:
             cursor.execute(_STAGING_DDL)
             with cursor.copy(f"COPY ingest_staging ({', '.join(_q(c) for c in STAGING_COLUMNS)}) FROM STDIN") as cp:
-                cp.write("".join(batch.lines))
+                cp.write(batch.rows)
             cursor.execute(
                 'INSERT INTO forecasts_identity ("user", "group", account) '
                 'SELECT DISTINCT "user", "group", account FROM ingest_staging ORDER BY 1, 2, 3 ON CONFLICT DO NOTHING'
@@ -327,15 +267,15 @@ def _load_batch(run_id: int, cluster_id: int, batch: Batch, unassigned_id: int,
             if row is None:
                 cursor.execute(_LOAD_SQL, params)
                 row = cursor.fetchone()
-                mode["optimistic"] = row[0] == len(batch.lines)
+                mode["optimistic"] = row[0] == batch.jobs
             stored, core_hours, first_start, last_end, _ = row
         if batch.rejections:
             with cursor.copy(
                 "COPY forecasts_ingestrejection (run_id, file_id, line, reason, raw) FROM STDIN"
             ) as cp:
-                cp.write("".join(batch.rejections))
+                cp.write(batch.rejections)
         cursor.execute(_COUNTERS_SQL, {
-            "run": run_id, "read": batch.read, "stored": stored, "dups": len(batch.lines) - stored,
+            "run": run_id, "read": batch.read, "stored": stored, "dups": batch.jobs - stored,
             "skipped": batch.skipped, "rejected": batch.rejected, "core_hours": core_hours,
             "first_start": first_start, "last_end": last_end, "reasons": json.dumps(batch.skipped_reasons),
             "position": str(batch.position), "start": batch.start_record, "end": batch.end_record,
@@ -376,28 +316,19 @@ def ingest_run_execute(run_id: int, progress: Progress | None = None) -> IngestR
     started = time.monotonic()
     seconds_before = run.seconds
     unassigned_id = unassigned_department().pk
-    counters = {"bytes": 0, "bytes_done": 0}
     read_total = [run.records_read]
     lock = threading.Lock()
-
-    # Producer thread parses ahead; a bounded queue keeps memory flat whatever the file size.
-    batches: queue.Queue[Batch | BaseException | None] = queue.Queue(maxsize=LOADERS + 1)
-
-    def produce() -> None:
-        try:
-            for batch in _batches(run, files, counters):
-                batches.put(batch)
-        except BaseException as exc:  # surfaced in the loaders
-            batches.put(exc)
-        finally:
-            batches.put(None)
+    # The parser runs ahead of the loaders through a bounded queue: memory stays flat
+    # whatever the file size.  Big runs parse in their own process (see producer.py).
+    in_process = PARSE_IN_PROCESS and total_bytes >= PARSE_PROCESS_MIN_BYTES
+    source = _ProcessSource(run, files) if in_process else _ThreadSource(run, files)
 
     def loaded(batch: Batch) -> None:
         with lock:
             read_total[0] += batch.read
             done = read_total[0]
         if progress is not None:
-            fraction = counters["bytes"] / total_bytes if total_bytes else None
+            fraction = batch.bytes_read / total_bytes if total_bytes else None
             progress(done, int(done / fraction) if fraction else None)
 
     errors: list[BaseException] = []
@@ -405,13 +336,11 @@ def ingest_run_execute(run_id: int, progress: Progress | None = None) -> IngestR
 
     def load_all() -> None:
         while not errors:
-            item = batches.get()
+            item = source.next()
             if item is None:
-                batches.put(None)  # let the other loader stop too
                 return
             if isinstance(item, BaseException):
                 errors.append(item)
-                batches.put(None)
                 return
             try:
                 _load_with_retry(run.pk, run.cluster_id, item, unassigned_id, mode)
@@ -426,9 +355,8 @@ def ingest_run_execute(run_id: int, progress: Progress | None = None) -> IngestR
         finally:
             connection.close()  # this thread's own connection
 
-    producer = threading.Thread(target=produce, name=f"ingest-parse-{run.pk}", daemon=True)
-    producer.start()
     try:
+        source.start()
         if connection.in_atomic_block or LOADERS < 2:
             # Inside a caller's transaction (tests) other connections could not see the run:
             # load in this thread, on this connection.
@@ -441,19 +369,103 @@ def ingest_run_execute(run_id: int, progress: Progress | None = None) -> IngestR
             for thread in loaders:
                 thread.join()
         if errors:
-            while producer.is_alive():  # unblock a producer waiting on a full queue
-                with contextlib.suppress(queue.Empty):
-                    batches.get(timeout=0.1)
             raise errors[0]
-    except Exception as exc:
-        _fail(run, f"{type(exc).__name__}: {exc}", seconds_before + time.monotonic() - started)
+    except BaseException as exc:
+        source.stop()
+        if isinstance(exc, Exception):
+            _fail(run, f"{type(exc).__name__}: {exc}", seconds_before + time.monotonic() - started)
         raise
+    source.stop()
     IngestRun.objects.filter(pk=run.pk).update(
         status=IngestRun.Status.COMPLETED, finished_at=timezone.now(),
         seconds=seconds_before + time.monotonic() - started,
     )
     run.refresh_from_db()
     return run
+
+
+class _ThreadSource:
+    """Batches parsed by a thread of this process (small runs, or no process available)."""
+
+    def __init__(self, run: IngestRun, files: list[IngestFile]) -> None:
+        self.args = _producer_args(run, files)
+        self.queue: Any = queue.Queue(maxsize=LOADERS + 1)
+        self.ended = threading.Event()
+        self.worker: Any = None
+
+    def start(self) -> None:
+        self.worker = threading.Thread(target=self._run, name=f"ingest-parse-{self.args[3]}", daemon=True)
+        self.worker.start()
+
+    def _put(self, item: Any) -> bool:
+        """Queue an item for the loaders; False once they have stopped."""
+        while not self.ended.is_set():
+            with contextlib.suppress(queue.Full):
+                self.queue.put(item, timeout=0.5)
+                return True
+        return False
+
+    def _run(self) -> None:
+        try:
+            for batch in producer_batches(*self.args):
+                if not self._put(batch):
+                    return
+        except BaseException as exc:
+            self._put(exc)
+            return
+        self._put(None)
+
+    def next(self) -> Batch | BaseException | None:
+        """The next batch, an exception from the parser, or None once the parser is done."""
+        while not self.ended.is_set():
+            try:
+                item = self.queue.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if item is None or isinstance(item, BaseException):
+                self.ended.set()  # the other loader stops too
+            return item
+        return None
+
+    def stop(self) -> None:
+        self.ended.set()
+
+
+class _ProcessSource(_ThreadSource):
+    """Batches parsed by a separate process, so the parser's GIL never holds up a loader.
+
+    A plain subprocess (not multiprocessing): nothing of this process is forked or
+    re-imported, whatever started it (manage.py, a Celery worker, a test run)."""
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(  # noqa: S603 - our own module, our own interpreter
+            [sys.executable, "-m", "forecasts.ingest.producer"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            cwd=str(settings.BASE_DIR),
+        )
+        assert self.proc.stdin is not None
+        with self.proc.stdin:
+            pickle.dump(self.args, self.proc.stdin)
+        self.worker = threading.Thread(target=self._read, name=f"ingest-read-{self.args[3]}", daemon=True)
+        self.worker.start()
+
+    def _read(self) -> None:
+        try:
+            for item in read_frames(self.proc.stdout):
+                if not self._put(item) or item is None or isinstance(item, BaseException):
+                    return
+        except Exception as exc:  # an unreadable frame: the loaders must hear of it, not wait
+            self._put(IngestError(f"reading the parser process: {type(exc).__name__}: {exc}"))
+            return
+        if not self.ended.is_set():
+            self._put(IngestError(f"the parser process stopped (exit code {self.proc.wait()})"))
+
+    def stop(self) -> None:
+        self.ended.set()
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
 
 
 def _fail(run: IngestRun, message: str, seconds: float | None = None) -> None:

@@ -49,7 +49,7 @@ shape_src AS (
         j.identity_id, j.queue, j.cores, j.nodes, j.wall_s, j.core_hours,
         CASE WHEN j.req_walltime_s > 0 THEN j.req_walltime_s END AS req_s,
         CASE WHEN j.start IS NOT NULL AND j.submit IS NOT NULL
-             THEN GREATEST(EXTRACT(EPOCH FROM (j.start - j.submit)), 0) END AS wait_s,
+             THEN GREATEST(date_part('epoch', j.start - j.submit), 0) END AS wait_s,
         width_bucket((GREATEST(j.cores, 1) - 1)::float8, {sql_array(CORE_EDGES)}) AS size_b,
         (j.nodes <= 1)::int AS single,
         width_bucket(j.wall_s, {_T}) AS rt_b,
@@ -61,7 +61,7 @@ shape_src AS (
              THEN width_bucket(j.req_walltime_s / j.wall_s, {sql_array(RATIO_EDGES)}) ELSE {UNKNOWN} END
             AS ratio_b,
         CASE WHEN j.start IS NOT NULL AND j.submit IS NOT NULL
-             THEN width_bucket(GREATEST(EXTRACT(EPOCH FROM (j.start - j.submit)), 0)::float8, {_T})
+             THEN width_bucket(GREATEST(date_part('epoch', j.start - j.submit), 0), {_T})
              ELSE {UNKNOWN} END AS wait_b
     FROM {{source}} j
 ), shape_who AS MATERIALIZED (  -- attribution once per identity and month, not once per job

@@ -294,3 +294,39 @@ def test_a_batch_with_repeats_falls_back_to_the_checked_insert_and_the_next_clea
 def _write(path: Path, lines: list[str]) -> Path:
     path.write_text("".join(lines))
     return path
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_big_run_parses_in_its_own_process_with_the_same_result(tmp_path: Path, monkeypatch: Any) -> None:
+    from forecasts.services import ingest as service
+
+    monkeypatch.setattr(service, "PARSE_PROCESS_MIN_BYTES", 0)
+    monkeypatch.setattr(service, "BATCH_RECORDS", 700)
+    lines = list(slurm_lines(3000, start=datetime(2024, 1, 1, tzinfo=UTC), end=datetime(2024, 3, 1, tzinfo=UTC)))
+    lines.insert(1234, "this|is|not|a|job\n")
+    path = _write(tmp_path / "jobs.txt", lines)
+    seen: list[tuple[int, int | None]] = []
+    run = ingest_run_execute(ingest_run_create(cluster_name="proc", fmt="slurm", paths=[path]).pk,
+                             progress=lambda done, total: seen.append((done, total)))
+    assert_adds_up(run)
+    assert (run.records_read, run.jobs_ingested, run.rejected) == (3001, 3000, 1)
+    assert IngestRejection.objects.get(run=run).line == 1235
+    assert seen[-1][0] == 3001 and all(total for _, total in seen)
+    again = ingest("slurm", path, cluster="proc")
+    assert (again.jobs_ingested, again.duplicates) == (0, 3000)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_parser_process_failure_fails_the_run_with_its_reason(tmp_path: Path, monkeypatch: Any) -> None:
+    from forecasts.services import ingest as service
+
+    monkeypatch.setattr(service, "PARSE_PROCESS_MIN_BYTES", 0)
+    path = tmp_path / "jobs.txt.gz"
+    path.write_bytes(gzip.compress("".join(slurm_lines(2000, start=datetime(2024, 1, 1, tzinfo=UTC),
+                                                       end=datetime(2024, 2, 1, tzinfo=UTC))).encode())[:-4000])
+    run = ingest_run_create(cluster_name="proc", fmt="slurm", paths=[path])
+    with pytest.raises(Exception):  # noqa: B017 - whatever the decompressor raises, the run says it
+        ingest_run_execute(run.pk)
+    run.refresh_from_db()
+    assert run.status == IngestRun.Status.FAILED
+    assert "gzip" in run.error.lower() or "compressed" in run.error.lower() or "eof" in run.error.lower(), run.error

@@ -54,7 +54,10 @@ def _job_line(job: JobRecord, cluster_id: int, identity_id: int) -> str:
 
 
 def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    """This process's peak plus the parser process's (it runs alongside: counted on top)."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return (own + children) / 1024.0
 
 
 class Command(BaseCommand):
