@@ -229,22 +229,45 @@ def unassigned_department() -> Department:
     return dept
 
 
+# Settings for one batch's transaction:
+# - synchronous_commit: the batch and its checkpoint commit together, so a commit lost in a crash
+#   is simply redone on resume; waiting for the WAL flush buys nothing;
+# - work_mem: the inserted jobs feed two rollups through a CTE; keep that tuplestore in memory;
+# - enable_nestloop: the staging table has no statistics (ANALYZE would cost half the insert), so
+#   the planner takes the batch for one row and joins the jobs to their attribution by nested
+#   loop, 50,000 x 300 times; hash joins are right for every join of the batch.
+_BATCH_SETTINGS = {"synchronous_commit": "off", "work_mem": "64MB", "enable_nestloop": "off"}
+
+
+@contextlib.contextmanager
+def _batch_settings(cursor: Any, *, restore: bool) -> Iterator[None]:
+    """Apply _BATCH_SETTINGS for this transaction (``set_config(..., true)``, i.e. SET LOCAL).
+
+    SET LOCAL lasts until the *outermost* transaction ends, so when the batch runs inside a
+    caller's transaction (``restore``) the previous values are put back afterwards; otherwise
+    they would govern every later query of that transaction.  (On an error the savepoint's
+    rollback undoes them.)
+    """
+    names = list(_BATCH_SETTINGS)
+    calls = ", ".join("set_config(%s, %s, true)" for _ in names)
+    before: tuple[str, ...] = ()
+    if restore:
+        cursor.execute("SELECT " + ", ".join("current_setting(%s)" for _ in names), names)
+        before = cursor.fetchone()
+    cursor.execute("SELECT " + calls, [v for pair in _BATCH_SETTINGS.items() for v in pair])
+    yield
+    if restore:
+        cursor.execute("SELECT " + calls, [v for pair in zip(names, before, strict=True) for v in pair])
+
+
 def _load_batch(run_id: int, cluster_id: int, batch: Batch, unassigned_id: int,
                 mode: dict[str, bool] | None = None) -> None:
     """Load one batch in one transaction.  ``mode["optimistic"]`` (shared by a run's loaders)
     says whether to try the plain INSERT first; it is updated from what this batch found."""
     mode = {"optimistic": False} if mode is None else mode
     stored, core_hours, first_start, last_end = 0, 0.0, None, None
-    with transaction.atomic(), connection.cursor() as cursor:
-        # The batch and its checkpoint commit together, so a commit lost in a crash is simply
-        # redone on resume: waiting for the WAL flush buys nothing here.
-        cursor.execute("SET LOCAL synchronous_commit TO OFF")
-        # The inserted jobs feed two rollups through a CTE: keep that tuplestore in memory.
-        cursor.execute("SET LOCAL work_mem TO '64MB'")
-        # The staging table has no statistics (ANALYZE would cost half the insert), so the
-        # planner takes the batch for one row and joins the jobs to their attribution by
-        # nested loop, 50,000 x 300 times; hash joins are right for every join here.
-        cursor.execute("SET LOCAL enable_nestloop TO off")
+    nested = connection.in_atomic_block  # inside a caller's transaction (tests): see _batch_settings
+    with transaction.atomic(), connection.cursor() as cursor, _batch_settings(cursor, restore=nested):
         if batch.jobs:
             cursor.execute(_STAGING_DDL)
             with cursor.copy(f"COPY ingest_staging ({', '.join(_q(c) for c in STAGING_COLUMNS)}) FROM STDIN") as cp:

@@ -330,3 +330,22 @@ def test_a_parser_process_failure_fails_the_run_with_its_reason(tmp_path: Path, 
     run.refresh_from_db()
     assert run.status == IngestRun.Status.FAILED
     assert "gzip" in run.error.lower() or "compressed" in run.error.lower() or "eof" in run.error.lower(), run.error
+
+
+@pytest.mark.django_db
+def test_a_batch_inside_a_callers_transaction_leaves_its_planner_settings_behind(tmp_path: Path) -> None:
+    """SET LOCAL lasts to the end of the outermost transaction: the loader puts the caller's
+    settings back, or every later query of that transaction would run without nested loops."""
+    from django.db import connection
+
+    def settings() -> tuple[str, ...]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('enable_nestloop'), current_setting('work_mem'),"
+                           " current_setting('synchronous_commit')")
+            return cursor.fetchone()
+
+    before = settings()
+    lines = slurm_lines(200, start=datetime(2024, 1, 1, tzinfo=UTC), end=datetime(2024, 2, 1, tzinfo=UTC))
+    run = ingest("slurm", _write(tmp_path / "jobs.txt", list(lines)), cluster="settings")
+    assert run.jobs_ingested == 200
+    assert settings() == before
