@@ -119,7 +119,7 @@ def _producer_args(run: IngestRun, files: list[IngestFile]) -> tuple[Any, ...]:
     return (run.format, run.cluster.name, run.timezone, run.pk, specs, BATCH_RECORDS)
 
 
-def _batches(run: IngestRun, files: list[IngestFile], counters: dict[str, int] | None = None) -> Iterator[Batch]:
+def _batches(run: IngestRun, files: list[IngestFile]) -> Iterator[Batch]:
     """The run's batches parsed in this process (tests, and where no process can be started)."""
     return producer_batches(*_producer_args(run, files))
 
@@ -412,12 +412,13 @@ class _ThreadSource:
 
     def __init__(self, run: IngestRun, files: list[IngestFile]) -> None:
         self.args = _producer_args(run, files)
+        self.run_id = run.pk
         self.queue: Any = queue.Queue(maxsize=LOADERS + 1)
         self.ended = threading.Event()
         self.worker: Any = None
 
     def start(self) -> None:
-        self.worker = threading.Thread(target=self._run, name=f"ingest-parse-{self.args[3]}", daemon=True)
+        self.worker = threading.Thread(target=self._run, name=f"ingest-parse-{self.run_id}", daemon=True)
         self.worker.start()
 
     def _put(self, item: Any) -> bool:
@@ -468,7 +469,7 @@ class _ProcessSource(_ThreadSource):
         assert self.proc.stdin is not None
         with self.proc.stdin:
             pickle.dump(self.args, self.proc.stdin)
-        self.worker = threading.Thread(target=self._read, name=f"ingest-read-{self.args[3]}", daemon=True)
+        self.worker = threading.Thread(target=self._read, name=f"ingest-read-{self.run_id}", daemon=True)
         self.worker.start()
 
     def _read(self) -> None:

@@ -248,7 +248,7 @@ def test_a_run_whose_batches_committed_out_of_order_resumes_exactly(tmp_path: Pa
     path.write_text("".join(lines))
     run = ingest_run_create(cluster_name="gaps", fmt="slurm", paths=[path])
     run = IngestRun.objects.select_related("cluster").get(pk=run.pk)
-    batches = list(service._batches(run, list(run.files.all()), {"bytes": 0, "bytes_done": 0}))
+    batches = list(service._batches(run, list(run.files.all())))
     assert [(b.start_record, b.end_record) for b in batches] == [(0, 1000), (1000, 2000), (2000, 3000), (3000, 3500)]
     # the second loader got ahead: batches 2 and 4 committed, 1 and 3 were lost with the worker
     for batch in (batches[1], batches[3]):
@@ -273,7 +273,7 @@ def test_a_batch_with_repeats_falls_back_to_the_checked_insert_and_the_next_clea
     path = _write(tmp_path / "jobs.txt", lines[:999] + [lines[500]] + lines[999:])
     run = IngestRun.objects.select_related("cluster").get(
         pk=ingest_run_create(cluster_name="opt", fmt="slurm", paths=[path]).pk)
-    batches = list(service._batches(run, list(run.files.all()), {"bytes": 0, "bytes_done": 0}))
+    batches = list(service._batches(run, list(run.files.all())))
     assert len(batches) == 3
     mode = {"optimistic": True}
     unassigned = service.unassigned_department().pk
