@@ -1,35 +1,12 @@
-"""Celery tasks of the demand side: they take ids, call a service and report progress."""
+"""The demand side's Celery tasks, imported so Celery's autodiscovery registers them.
 
-from __future__ import annotations
+Each sub-domain keeps its tasks in its own ``tasks.py``; task names are explicit and stable
+(the names queued messages carry), so moving a module never orphans a queued task.
+"""
 
-from celery import shared_task
-from django.urls import reverse
+from forecasts.accounting.tasks import ingest_accounting
+from forecasts.chargeback.tasks import chargeback_compute
+from forecasts.demand.tasks import refit_all_series
+from forecasts.storage.tasks import storage_scan_ingest
 
-from forecasts.services.ingest import ingest_run_execute
-from planner.jobs import job_failed, job_progress, job_running, job_succeeded, throttled
-
-
-@shared_task(acks_late=True, time_limit=12 * 3600, soft_time_limit=12 * 3600 - 60)
-def ingest_accounting(job_id: int, run_id: int) -> None:
-    """Run (or resume, when redelivered after a killed worker) an accounting ingest run."""
-    job_running(job_id, message="Reading and loading records")
-    report = throttled(lambda done: None)
-
-    def progress(done: int, total: int | None) -> None:
-        report(done)
-        job_progress(job_id, done=done, total=total)
-
-    try:
-        run = ingest_run_execute(run_id, progress=progress)
-    except Exception as exc:
-        job_failed(job_id, message=f"The ingest could not finish: {exc}")
-        return
-    job_progress(job_id, done=run.records_read, total=run.records_read)
-    job_succeeded(job_id, result=run.summary(), result_url=reverse("ingest-run", args=[run.pk]),
-                  message=f"{run.jobs_ingested:,} jobs stored, {run.duplicates:,} duplicates, "
-                          f"{run.skipped:,} skipped, {run.rejected:,} rejected")
-
-
-from forecasts.forecast_tasks import refit_all_series  # noqa: E402,F401  (autodiscovery imports this module)
-from forecasts.tasks_chargeback import chargeback_compute  # noqa: E402,F401  (registered for the worker)
-from forecasts.tasks_storage import storage_scan_ingest  # noqa: E402,F401  (registered for the worker)
+__all__ = ["chargeback_compute", "ingest_accounting", "refit_all_series", "storage_scan_ingest"]

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 
-from forecasts.models import Department, Institution, Project
+from forecasts.accounting.models import Department, Institution, Project
 from planner.roles import ADMIN, PLANNER, VIEWER
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
@@ -74,13 +74,13 @@ def load_organisation(log: Log) -> dict[str, str]:
 
 # (label, dotted path of a function taking a log callable); imported lazily, run in order.
 DEMO_STEPS: list[tuple[str, str]] = [
-    ("accounting logs", "forecasts.demo.load_jobs"),
-    ("workload rollups and storage scans", "forecasts.demo_workload.load"),
-    ("hardware catalog and Minerva designs", "planner.demo_designs.load_hardware_and_designs"),
-    ("chargeback rates and statements", "forecasts.services.chargeback.demo_load"),
-    ("demand forecasts: Minerva plan, usage fits, disk price", "forecasts.demo_forecasting.load_forecasts"),
+    ("accounting logs", "forecasts.accounting.demo.load_jobs"),
+    ("workload rollups and storage scans", "forecasts.workload.demo.load"),
+    ("hardware catalog and Minerva designs", "planner.designs.demo.load_hardware_and_designs"),
+    ("chargeback rates and statements", "forecasts.chargeback.demo.demo_load"),
+    ("demand forecasts: Minerva plan, usage fits, disk price", "forecasts.demand.demo.load_forecasts"),
     ("grant justification report (Minerva narrow-flash design, nexus)", "planner.reports.demo.load_demo_report"),
-    ("Minerva design with the disk price trend", "planner.demo_designs.load_price_trend_design"),
+    ("Minerva design with the disk price trend", "planner.designs.demo.load_price_trend_design"),
 ]
 
 

@@ -82,7 +82,12 @@ def filesystem_broker_options(data_dir: Path) -> dict[str, object]:
 
 
 def main(argv: list[str]) -> int:
-    from planner.settings import DATA_DIR
+    import os
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "planner.settings")
+    from django.conf import settings  # the data directory as the settings resolved it
+
+    DATA_DIR = settings.DATA_DIR
 
     if argv[1:] == ["stop"]:
         print("embedded PostgreSQL stopped" if stop_postgres(DATA_DIR) else "embedded PostgreSQL not running")

@@ -86,7 +86,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "planner.middleware.LoginRequiredEverywhere",
+    "planner.web.middleware.LoginRequiredEverywhere",
 ]
 
 ROOT_URLCONF = "planner.urls"
@@ -102,7 +102,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "planner.context.site",
+                "planner.web.context.site",
             ],
         },
     },

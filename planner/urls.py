@@ -3,16 +3,18 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from planner import api, api_designs, views
+from planner.designs import api as api_designs
+from planner.web import api, views
 
 api_v1 = [
     path("me/", api.me, name="api-me"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("", include("forecasts.api_ingest")),
-    path("", include("forecasts.api_storage")),
-    path("", include("forecasts.api_forecast")),
-    path("", include("forecasts.api_chargeback")),
+    path("", include("forecasts.accounting.api")),
+    path("", include("forecasts.usage.api")),
+    path("", include("forecasts.storage.api")),
+    path("", include("forecasts.demand.api")),
+    path("", include("forecasts.chargeback.api")),
     path("", include(api.router.urls)),
     path("", include(api_designs.router.urls)),
     path("", include("planner.reports.api_urls")),
@@ -27,12 +29,13 @@ urlpatterns = [
     path("jobs/<int:pk>/", views.job_page, name="job"),
     path("jobs/<int:pk>.json", views.job_status_json, name="job-json"),
     path("api/v1/", include(api_v1)),
-    path("usage/", include("forecasts.urls_workload")),
-    path("usage/", include("forecasts.urls_usage")),
-    path("hardware/", include("planner.urls_hardware")),
-    path("designs/", include("planner.urls_designs")),
-    path("forecasts/", include("forecasts.urls_forecast")),
-    path("chargeback/", include("forecasts.urls_chargeback")),
+    path("usage/", include("forecasts.workload.urls")),
+    path("usage/", include("forecasts.usage.urls")),
+    path("usage/", include("forecasts.accounting.urls")),
+    path("hardware/", include("planner.hardware.urls")),
+    path("designs/", include("planner.designs.urls")),
+    path("forecasts/", include("forecasts.demand.urls")),
+    path("chargeback/", include("forecasts.chargeback.urls")),
     path("reports/", include("planner.reports.urls")),
     path("<slug:slug>/", views.area, name="area"),
 ]

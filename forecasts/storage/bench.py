@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from forecasts.storage.parsers import FindTsvParser
+from forecasts.storage.scan.find import FindTsvParser
 from forecasts.storage.stats import ScanAccumulator
 
 SCAN_TIME_EPOCH = 1_377_993_600  # 2013-09-01, the Minerva scan month

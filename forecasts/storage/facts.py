@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from forecasts.storage.stats import ScanAccumulator, SizeBins
+from forecasts.storage.scan.bins import SizeBins
+from forecasts.storage.stats import ScanAccumulator
 from forecasts.units import BYTES_PER_KIB, BYTES_PER_TB, bytes_to_tb
 
 DEFAULT_INODE_DATA_BYTES = 3584  # what a 4 KiB inode holds in practice, conservatively

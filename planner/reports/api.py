@@ -13,8 +13,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
-from forecasts.models import Cluster, ForecastFit, SequencerPlan
-from planner.models import Design
+from forecasts.accounting.models import Cluster
+from forecasts.demand.models import ForecastFit, SequencerPlan
+from planner.designs.models import Design
 from planner.reports.models import GrantReport
 from planner.reports.services import report_create
 from planner.roles import IsPlanner

@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from forecasts.models import Cluster
-from planner.models import Design
+from forecasts.accounting.models import Cluster
+from planner.designs.models import Design
 from planner.reports.models import GrantReport
 from planner.reports.services import report_create, report_generate
 

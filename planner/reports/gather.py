@@ -2,10 +2,10 @@
 
 Returns plain JSON-safe dicts (stored on the report version, so a version can be rebuilt exactly)
 and the references every number cites. Nothing here recomputes what another area computes: usage
-comes from ``forecasts.selectors.usage_filtered``, utilisation from ``forecasts.workload``,
+comes from ``forecasts.usage.selectors.usage_filtered``, utilisation from ``forecasts.workload.core``,
 storage from the stored ``StorageSnapshot`` statistics, projections from the stored
 ``ForecastFit``/``SequencerPlan`` (``plan_summary``), per-genome figures from
-``planner.costmodel.CostModel`` and the configuration from the stored ``DesignEvaluation``.
+``planner.hardware.costmodel.CostModel`` and the configuration from the stored ``DesignEvaluation``.
 """
 
 from __future__ import annotations
@@ -16,16 +16,17 @@ from typing import Any
 from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
-from forecasts.models import Cluster, ClusterCapacity, ForecastFit, IngestRun, Institution, SequencerPlan
-from forecasts.selectors import usage_filtered
-from forecasts.storage.stats import format_size
-from forecasts.workload import CapacityStep, capacity_core_hours, month_end
-from planner.capacity import DEFAULT_PIPELINE
-from planner.costmodel import CostModel, NoBenchmarkError, speedup
-from planner.models import Design, DesignEvaluation
+from forecasts.accounting.models import Cluster, ClusterCapacity, IngestRun, Institution
+from forecasts.demand.models import ForecastFit, SequencerPlan
+from forecasts.storage.scan.bins import format_size
+from forecasts.usage.selectors import usage_filtered
+from forecasts.workload.core import CapacityStep, capacity_core_hours, month_end
+from planner.designs.capacity import DEFAULT_PIPELINE
+from planner.designs.models import Design, DesignEvaluation
+from planner.designs.services import design_evaluate, design_latest_evaluation
+from planner.hardware.costmodel import CostModel, NoBenchmarkError, speedup
+from planner.hardware.services import catalog_from_db
 from planner.reports import workload_adapter
-from planner.services_catalog import catalog_from_db
-from planner.services_designs import design_evaluate, design_latest_evaluation
 
 BYTES_PER_TB = 1e12
 
@@ -163,7 +164,7 @@ def _usage(cluster: Cluster | None, start: date, end: date, wr: dict[str, Any] |
 # ---- storage -------------------------------------------------------------------------------------
 def _storage(refs: list[dict[str, str]], start: date, end: date) -> dict[str, Any] | None:
     """The latest scan of each file system taken during the usage period."""
-    from forecasts.models.storage import StorageSnapshot
+    from forecasts.storage.models import StorageSnapshot
 
     snaps = list(StorageSnapshot.objects.filter(status=StorageSnapshot.Status.COMPLETED, taken_on__gte=start,
                                                 taken_on__lt=month_end(end))
@@ -240,7 +241,7 @@ def _forecast(refs: list[dict[str, str]], fit: ForecastFit | None, cluster: Clus
 
 
 def _plan(refs: list[dict[str, str]], plan: SequencerPlan | None) -> dict[str, Any] | None:
-    from forecasts.services.sequencer_plans import plan_summary
+    from forecasts.demand.plans import plan_summary
 
     plan = plan or SequencerPlan.objects.order_by("name", "-version").first()
     if plan is None:
@@ -338,7 +339,7 @@ def _active_node_counts(sc: dict[str, Any], year: int, nodes: dict[str, Any]) ->
 def _benchmarks(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation | None) -> dict[str, Any]:
     """Per-genome CPU and wall hours of the design's pipeline: every measured configuration, then
     the design's own node types on its pipeline storage (derived by the cost model, with its rule)."""
-    from planner.models import Benchmark
+    from planner.hardware.models import Benchmark
 
     pipeline = design.scenario.get("pipeline") or DEFAULT_PIPELINE
     catalog = catalog_from_db()

@@ -67,6 +67,3 @@ class GrantReport(models.Model):
     def file_path(self, fmt: str) -> Path | None:
         name = (self.files or {}).get(fmt)
         return self.directory / name if name else None
-
-
-from planner.reports import tasks as _tasks  # noqa: E402,F401  (registers the Celery task with every worker)

@@ -9,9 +9,10 @@ from typing import Any
 from django.db import transaction
 from django.urls import reverse
 
-from forecasts.models import Cluster, ForecastFit, SequencerPlan
-from planner.jobs import job_failed, job_progress, job_running, job_start, job_succeeded
-from planner.models import Design
+from forecasts.accounting.models import Cluster
+from forecasts.demand.models import ForecastFit, SequencerPlan
+from planner.designs.models import Design
+from planner.jobs.services import job_failed, job_progress, job_running, job_start, job_succeeded
 from planner.reports.document import Document
 from planner.reports.gather import gather_facts
 from planner.reports.models import GrantReport
@@ -19,6 +20,9 @@ from planner.reports.sections import build_document
 
 STEPS = ["gathering usage, forecasts and the design", "assembling the document", "rendering the PDF",
          "rendering the DOCX", "rendering the HTML", "packing figures and tables (ZIP)"]
+
+# The Celery task rendering a report version (planner.reports.tasks), enqueued by name.
+GENERATE_TASK = "planner.reports.tasks.generate_grant_report"
 
 
 def _params(report: GrantReport) -> dict[str, Any]:
@@ -35,7 +39,6 @@ def report_create(*, design: Design, cluster: Cluster | None = None, start: date
                   overrides: dict[str, str] | None = None, parent: GrantReport | None = None, user: Any = None,
                   enqueue: bool = True) -> GrantReport:
     """A new report version; with ``enqueue`` a Celery worker generates it (progress on its job)."""
-    from planner.reports.tasks import generate_grant_report
 
     if (start is None) != (end is None):
         raise ValueError("period: give both start and end, or neither for all usage")
@@ -54,7 +57,7 @@ def report_create(*, design: Design, cluster: Cluster | None = None, start: date
         report.save(update_fields=["parameters"])
         if enqueue:
             report.job = job_start(kind="grant_report", label=f"Grant report #{report.pk} ({design.name})",
-                                   task=generate_grant_report, params={"report_id": report.pk}, user=user,
+                                   task=GENERATE_TASK, params={"report_id": report.pk}, user=user,
                                    unit="steps")
             report.save(update_fields=["job"])
     return report

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from planner.reports.services import GENERATE_TASK, report_fail, report_generate
 
-@shared_task(time_limit=600, soft_time_limit=570)
+
+@shared_task(name=GENERATE_TASK, time_limit=600, soft_time_limit=570)
 def generate_grant_report(job_id: int) -> None:
     from celery.exceptions import SoftTimeLimitExceeded
 
-    from planner.models import BackgroundJob
-    from planner.reports.services import report_fail, report_generate
+    from planner.jobs.models import BackgroundJob
 
     report_id = int(BackgroundJob.objects.get(pk=job_id).params["report_id"])
     try:

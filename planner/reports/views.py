@@ -13,13 +13,14 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from forecasts.models import Cluster, ForecastFit, SequencerPlan
-from planner.models import Design
+from forecasts.accounting.models import Cluster
+from forecasts.demand.models import ForecastFit, SequencerPlan
+from planner.designs.models import Design
+from planner.designs.services import design_latest_versions
 from planner.reports.models import GrantReport
 from planner.reports.render_html import html_context
 from planner.reports.services import report_create, report_document, report_edit_narrative, report_regenerate
 from planner.roles import planner_required
-from planner.services_designs import design_latest_versions
 
 CONTENT_TYPES = {"pdf": "application/pdf", "html": "text/html; charset=utf-8", "zip": "application/zip",
                  "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}

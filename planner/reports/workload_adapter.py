@@ -1,4 +1,4 @@
-"""The workload section's facts, from ``forecasts.selectors_workload.workload_report`` (Table 1 style).
+"""The workload section's facts, from ``forecasts.workload.selectors.workload_report`` (Table 1 style).
 
 Only reformats what that selector computes (nothing is recomputed here); when its rollups hold no
 jobs for the cluster and period the report says so plainly instead of inventing numbers.
@@ -12,7 +12,7 @@ from typing import Any
 
 def workload_report_for(*, cluster: Any, start: date, end: date) -> dict[str, Any] | None:
     try:
-        from forecasts.selectors_workload import workload_report
+        from forecasts.workload.selectors import workload_report
     except ImportError:
         return None
     return workload_report(cluster=cluster.name if cluster else None, start=start, end=end)

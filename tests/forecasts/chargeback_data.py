@@ -27,7 +27,7 @@ def sacct_line(job_id: int, *, user: str, account: str, group: str, partition: s
 
 
 def ingest_lines(lines: list[str], tmp_path: Path, *, cluster: str = "demo", name: str = "sacct.txt") -> Any:
-    from forecasts.services.ingest import ingest_run_create, ingest_run_execute
+    from forecasts.accounting.load import ingest_run_create, ingest_run_execute
 
     path = tmp_path / name
     path.write_text("".join(lines))
@@ -37,8 +37,8 @@ def ingest_lines(lines: list[str], tmp_path: Path, *, cluster: str = "demo", nam
 
 def map_accounts(rows: list[tuple[str, str, str | None]]) -> None:
     """(account, department code, project name or None) mappings, then re-attribution."""
+    from forecasts.accounting.org import usage_reattribute
     from forecasts.models import Department, IdentityMapping, Project
-    from forecasts.services.org import usage_reattribute
 
     for account, code, project in rows:
         dept = Department.objects.get(code=code)

@@ -6,7 +6,7 @@ import math
 from datetime import date
 from typing import Any
 
-from forecasts.growth import add_months
+from forecasts.demand.growth import add_months
 
 
 def usage_history(departments: dict[str, Any], *, months: int = 48, cluster: str = "minerva",

@@ -19,7 +19,7 @@ N_JOBS = 40_000
 @pytest.fixture
 def big_log(tmp_path: Path) -> Path:
     """Two years of a synthetic genomics-heavy site: large enough for the bar to move visibly."""
-    from forecasts.ingest.synth import slurm_lines
+    from forecasts.accounting.parsers.synth import slurm_lines
 
     path = tmp_path / "minerva-2023-2024.sacct"
     with path.open("w") as out:
@@ -31,9 +31,9 @@ def big_log(tmp_path: Path) -> Path:
 def test_an_upload_shows_its_progress_and_lands_on_the_summary_then_on_the_usage_chart(
         page_as: Any, planner_user: Any, departments: dict[str, Any], live_worker: Any, live_server: Any,
         big_log: Path, settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from forecasts.accounting import load as ingest_service
+    from forecasts.accounting.org import usage_reattribute
     from forecasts.models import IdentityMapping, IngestRun
-    from forecasts.services import ingest as ingest_service
-    from forecasts.services.org import usage_reattribute
 
     settings.UPLOAD_DIR = tmp_path / "uploads"
     monkeypatch.setattr(ingest_service, "BATCH_RECORDS", 1_000)  # many small commits: a bar that moves

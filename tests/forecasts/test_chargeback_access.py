@@ -1,6 +1,6 @@
 """Department viewers see only their departments' chargeback: every page, export, chart and API route.
 
-The routes are enumerated from forecasts.urls_chargeback and forecasts.api_chargeback, so a
+The routes are enumerated from forecasts.chargeback.urls and forecasts.chargeback.api, so a
 route added later is tried here without anyone remembering to list it.
 """
 
@@ -15,9 +15,10 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, reverse
 
-from forecasts import api_chargeback, urls_chargeback
+from forecasts.chargeback import api as api_chargeback
+from forecasts.chargeback import urls as urls_chargeback
+from forecasts.chargeback.services import statements_compute
 from forecasts.models import Statement
-from forecasts.services.chargeback import statements_compute
 from tests.forecasts.chargeback_data import minerva_plan, small_site
 from tests.helpers import login
 

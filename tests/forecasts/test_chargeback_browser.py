@@ -16,9 +16,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def three_months(departments: Any, tmp_path: Path) -> None:
-    from forecasts.ingest.synth import default_people, slurm_lines
+    from forecasts.accounting.parsers.synth import default_people, slurm_lines
+    from forecasts.chargeback.services import statements_compute
     from forecasts.models import Department, DepartmentAdjustment, Project
-    from forecasts.services.chargeback import statements_compute
     from tests.forecasts.chargeback_data import ingest_lines, map_accounts, minerva_plan
 
     people = default_people(60)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from forecasts.chargeback.services import statements_compute
 from forecasts.models import Statement
-from forecasts.services.chargeback import statements_compute
 from planner.models import BackgroundJob
 from tests.forecasts.chargeback_data import map_accounts, minerva_plan, small_site
 from tests.helpers import wait_for_job

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from forecasts import chargeback as core
+from forecasts.chargeback import rates as core
 
 D = Decimal
 RATES = [

@@ -13,17 +13,17 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
+from forecasts.chargeback.services import (
+    NO_STORAGE_NOTE,
+    ChargebackError,
+    statement_is_stale,
+    statements_compute,
+)
 from forecasts.models import (
     DepartmentAdjustment,
     Statement,
     StatementLine,
     UsageMonthly,
-)
-from forecasts.services.chargeback import (
-    NO_STORAGE_NOTE,
-    ChargebackError,
-    statement_is_stale,
-    statements_compute,
 )
 from tests.forecasts.chargeback_data import ROOT, ingest_lines, map_accounts, minerva_plan, small_site
 
@@ -82,7 +82,7 @@ def test_subsidy_and_cap_are_lines_and_the_total_is_their_sum(departments: Any, 
 
 
 def test_synthetic_months_reconcile_exactly(departments: Any, tmp_path: Path) -> None:
-    from forecasts.ingest.synth import default_people, slurm_lines
+    from forecasts.accounting.parsers.synth import default_people, slurm_lines
     from forecasts.models import Department
 
     for code in ("onco", "psych", "neuro", "pharm", "cardio", "micro", "pophealth", "bmi", "path"):
@@ -104,7 +104,7 @@ def test_sample_logs_reconcile(departments: Any, tmp_path: Path) -> None:
     sample = ROOT / "fixtures" / "samples" / "slurm_sample.txt"
     if not sample.exists():
         pytest.skip(f"{sample} is not in this checkout")
-    from forecasts.services.ingest import ingest_run_create, ingest_run_execute
+    from forecasts.accounting.load import ingest_run_create, ingest_run_execute
 
     ingest_run_execute(ingest_run_create(cluster_name="sample", fmt="slurm", paths=[sample], tz="UTC").pk)
     minerva_plan()
@@ -184,7 +184,7 @@ def test_command_rejects_bad_input_with_one_line(departments: Any, args: list[st
 
 
 def test_demo_step_loads_rates_and_is_quick_the_second_time(departments: Any, tmp_path: Path) -> None:
-    from forecasts.services.chargeback import demo_load
+    from forecasts.chargeback.demo import demo_load
 
     small_site(tmp_path)
     log: list[str] = []
@@ -195,7 +195,7 @@ def test_demo_step_loads_rates_and_is_quick_the_second_time(departments: Any, tm
 
 
 def test_storage_is_charged_per_tb_month_from_the_months_scans(departments: Any, tmp_path: Path) -> None:
-    from forecasts.models.storage import FileSystem, StorageSnapshot, StorageUsage
+    from forecasts.storage.models import FileSystem, StorageSnapshot, StorageUsage
 
     site = small_site(tmp_path)
     minerva_plan()

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from forecasts.demand.external import external_series_create
+from forecasts.demand.plans import plan_import_file
+from forecasts.demand.series import external_fit_create, forecast_fit_create, spec_from_names
 from forecasts.models import ClusterCapacity
-from forecasts.services.demand import external_fit_create, forecast_fit_create, spec_from_names
-from forecasts.services.external import external_series_create
-from forecasts.services.sequencer_plans import plan_import_file
 from tests.forecasts.forecast_factories import usage_history
 from tests.helpers import screenshot
 

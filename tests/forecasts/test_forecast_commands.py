@@ -131,7 +131,7 @@ def test_forecast_series_bad_rows_name_the_line(tmp_path: Path) -> None:
 
 
 def test_designs_can_read_a_forecast_price_for_a_year() -> None:
-    from forecasts.selectors_forecasting import NoPriceForecast, price_forecast_for, price_forecast_range
+    from forecasts.demand.selectors import NoPriceForecast, price_forecast_for, price_forecast_range
 
     s = run("forecast_series", str(PRICES), "--frequency", "A", "--horizon", "5", "--save", "Disk", "--units",
             "USD/TB", "--json")

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from forecasts.demo_forecasting import PRICE_SERIES, load_forecasts
+from forecasts.demand.demo import PRICE_SERIES, load_forecasts
 from forecasts.models import ExternalSeries, ForecastFit, SequencerPlan
 from tests.forecasts.forecast_factories import usage_history
 

@@ -9,9 +9,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
+from forecasts.demand.plans import plan_import_file
+from forecasts.demand.series import forecast_fit_create, spec_from_names
 from forecasts.models import ExternalSeries, ForecastFit, SequencerPlan
-from forecasts.services.demand import forecast_fit_create, spec_from_names
-from forecasts.services.sequencer_plans import plan_import_file
 from tests.forecasts.forecast_factories import usage_history
 from tests.helpers import login
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from forecasts.services.demand import NO_STORAGE, SeriesError, monthly_series, spec_from_names
+from forecasts.demand.series import NO_STORAGE, SeriesError, monthly_series, spec_from_names
 from tests.forecasts.forecast_factories import usage_history
 
 pytestmark = pytest.mark.django_db
@@ -71,7 +71,7 @@ def test_unknown_names_are_explained(history: dict[str, Any]) -> None:
 
 
 def test_storage_pb_sums_file_systems_carrying_the_last_scan_forward(history: dict[str, Any]) -> None:
-    from forecasts.models.storage import FileSystem, StorageSnapshot
+    from forecasts.storage.models import FileSystem, StorageSnapshot
 
     a = FileSystem.objects.create(name="gpfs-a")
     b = FileSystem.objects.create(name="gpfs-b")

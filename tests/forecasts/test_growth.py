@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forecasts.growth import fit_series, forecast_series, series_from_points
+from forecasts.demand.growth import fit_series, forecast_series, series_from_points
 from tests.shared import SHARED_DATA, requires_shared
 
 T60 = np.arange(60, dtype=float)
@@ -259,7 +259,7 @@ def swf_core_hours(path: Path, frequency: str) -> tuple[date, np.ndarray]:
             days.append(datetime.fromtimestamp(unix_start + float(f[1]), tz=UTC).date())
             core_hours.append(float(f[3]) * float(f[4]) / 3600)
     start, values = series_from_points(days, core_hours, frequency)
-    from forecasts.growth.calendar import period_date
+    from forecasts.demand.growth.calendar import period_date
 
     return period_date(start, 1, frequency), values[1:-1]
 

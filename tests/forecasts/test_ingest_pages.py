@@ -64,8 +64,8 @@ def test_a_planner_uploads_a_slurm_log_and_lands_on_its_completed_run(
 @pytest.mark.django_db(transaction=True)
 def test_a_failed_run_is_resumed_from_the_runs_list(client: Any, planner_user: Any, live_worker: Any,
                                                     tmp_path: Path) -> None:
+    from forecasts.accounting.load import ingest_run_create
     from forecasts.models import IngestRun
-    from forecasts.services.ingest import ingest_run_create
 
     path = tmp_path / "sacct.txt"
     path.write_bytes(SAMPLE.read_bytes())
@@ -134,7 +134,7 @@ def test_department_viewers_cannot_upload_or_see_runs(client: Any, genomics_view
 
 
 def test_the_rejections_csv_holds_every_rejected_record(client: Any, planner_user: Any, tmp_path: Path) -> None:
-    from forecasts.services.ingest import ingest_run_create, ingest_run_execute
+    from forecasts.accounting.load import ingest_run_create, ingest_run_execute
 
     path = tmp_path / "mixed.txt"
     path.write_bytes(SAMPLE.read_bytes() + BAD_LINES)

@@ -19,10 +19,10 @@ import pytest
 from django.core.management import call_command
 from django.db.models import Sum
 
-from forecasts.ingest.synth import slurm_lines
+from forecasts.accounting.load import ingest_run_create, ingest_run_execute
+from forecasts.accounting.org import mappings_import_csv
+from forecasts.accounting.parsers.synth import slurm_lines
 from forecasts.models import Department, IngestRejection, IngestRun, Job, Project, UsageMonthly
-from forecasts.services.ingest import ingest_run_create, ingest_run_execute
-from forecasts.services.org import mappings_import_csv
 from tests.helpers import database_url_of_test_db
 from tests.shared import SHARED_DATA, requires_shared
 
@@ -205,7 +205,7 @@ def test_a_killed_ingest_leaves_no_half_batch_and_resumes_to_the_same_totals(tmp
 @pytest.mark.worker
 def test_a_real_worker_runs_an_ingest_task(live_worker: Any, planner_user: Any) -> None:
     from forecasts.tasks import ingest_accounting
-    from planner.jobs import job_start
+    from planner.jobs.services import job_start
     from tests.helpers import wait_for_job
 
     run = ingest_run_create(cluster_name="viaworker", fmt="lsf", paths=[SAMPLES / "lsf_sample.acct"])
@@ -230,7 +230,7 @@ def test_import_mappings_command_reports_bad_rows_and_loads_the_rest(tmp_path: P
 
 
 def test_committed_ranges_merge_and_read_the_older_count_form() -> None:
-    from forecasts.services.ingest import committed_ranges
+    from forecasts.accounting.load import committed_ranges
 
     assert committed_ranges({"0": 100}, 0) == [(0, 100)]
     assert committed_ranges({"0": [[200, 300], [0, 100], [100, 150]]}, 0) == [(0, 150), (200, 300)]
@@ -239,7 +239,7 @@ def test_committed_ranges_merge_and_read_the_older_count_form() -> None:
 
 @pytest.mark.django_db
 def test_a_run_whose_batches_committed_out_of_order_resumes_exactly(tmp_path: Path, monkeypatch: Any) -> None:
-    from forecasts.services import ingest as service
+    from forecasts.accounting import load as service
 
     monkeypatch.setattr(service, "BATCH_RECORDS", 1000)
     n = 3500
@@ -264,7 +264,7 @@ def test_a_batch_with_repeats_falls_back_to_the_checked_insert_and_the_next_clea
         tmp_path: Path, monkeypatch: Any) -> None:
     """The loader tries a plain INSERT first; a repeat (here inside one batch, and one already
     stored) is refused by the unique key, undone to a savepoint and redone with ON CONFLICT."""
-    from forecasts.services import ingest as service
+    from forecasts.accounting import load as service
 
     monkeypatch.setattr(service, "BATCH_RECORDS", 1000)
     lines = list(slurm_lines(2500, start=datetime(2024, 1, 1, tzinfo=UTC), end=datetime(2024, 3, 1, tzinfo=UTC)))
@@ -298,7 +298,7 @@ def _write(path: Path, lines: list[str]) -> Path:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_big_run_parses_in_its_own_process_with_the_same_result(tmp_path: Path, monkeypatch: Any) -> None:
-    from forecasts.services import ingest as service
+    from forecasts.accounting import load as service
 
     monkeypatch.setattr(service, "PARSE_PROCESS_MIN_BYTES", 0)
     monkeypatch.setattr(service, "BATCH_RECORDS", 700)
@@ -318,7 +318,7 @@ def test_a_big_run_parses_in_its_own_process_with_the_same_result(tmp_path: Path
 
 @pytest.mark.django_db(transaction=True)
 def test_a_parser_process_failure_fails_the_run_with_its_reason(tmp_path: Path, monkeypatch: Any) -> None:
-    from forecasts.services import ingest as service
+    from forecasts.accounting import load as service
 
     monkeypatch.setattr(service, "PARSE_PROCESS_MIN_BYTES", 0)
     path = tmp_path / "jobs.txt.gz"

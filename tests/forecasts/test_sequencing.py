@@ -8,20 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from forecasts.sequencing import (
-    CountPoint,
-    SequencingPlan,
-    compare_plans,
+from forecasts.demand.plan_io import (
     counts_from_csv,
     counts_to_csv,
     load_plan,
-    monthly_figures,
     plan_from_yaml,
     plan_to_yaml,
-    weekly_output,
-    yearly_figures,
     yearly_from_csv,
     yearly_to_csv,
+)
+from forecasts.demand.sequencing import (
+    CountPoint,
+    SequencingPlan,
+    compare_plans,
+    monthly_figures,
+    weekly_output,
+    yearly_figures,
 )
 from forecasts.units import convert_core_hours
 

@@ -38,8 +38,8 @@ def test_an_uploaded_scan_shows_its_progress_and_lands_on_the_storage_page(
     # often and pause a little after each report, as a slow file system would, so the bar is seen.
     import time
 
-    from forecasts import tasks_storage
-    from forecasts.services import storage as storage_service
+    from forecasts.storage import services as storage_service
+    from forecasts.storage import tasks as tasks_storage
 
     monkeypatch.setattr(storage_service, "LINES_PROGRESS_EVERY_S", 0.05)
     report = tasks_storage.job_progress

@@ -16,10 +16,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def site(tmp_path: Path, departments: dict[str, Any]) -> None:
     """A year of a small genomics-heavy site and two quarterly scans, through the real paths."""
-    from forecasts.ingest.synth import Person, slurm_lines
+    from forecasts.accounting.load import ingest_run_create, ingest_run_execute
+    from forecasts.accounting.parsers.synth import Person, slurm_lines
     from forecasts.models import ClusterCapacity, IdentityMapping
-    from forecasts.services.ingest import ingest_run_create, ingest_run_execute
-    from forecasts.services.storage import ingest_scan
+    from forecasts.storage.services import ingest_scan
     from forecasts.storage.synth import scan_lines
 
     people = [Person(f"g{i}", "ggs", "autism-wgs", "genomics") for i in range(8)] + \

@@ -1,4 +1,4 @@
-"""Histogram arithmetic of forecasts/workload.py against hand-computed values."""
+"""Histogram arithmetic of forecasts/workload/core.py against hand-computed values."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from forecasts.workload import (
+from forecasts.workload.core import (
     DAY_BUCKET,
     TEN_MINUTES_BUCKET,
     TIME_EDGES_S,

@@ -14,8 +14,8 @@ from django.db import connection
 from django.urls import reverse
 
 from forecasts.models import WorkloadShapeMonthly
-from forecasts.selectors_workload import workload_report
-from forecasts.services.workload import rebuild_cluster
+from forecasts.workload.selectors import workload_report
+from forecasts.workload.services import rebuild_cluster
 from tests.forecasts.usage_data import load_usage
 from tests.helpers import login
 from tests.shared import SHARED_DATA, requires_shared

@@ -40,9 +40,9 @@ LINES = [
 
 def load_usage(tmp_path: Path, departments: dict[str, Any]) -> Any:
     """Ingest the four jobs and map groups ggs and scb to the two test departments."""
+    from forecasts.accounting.load import ingest_run_create, ingest_run_execute
+    from forecasts.accounting.org import usage_reattribute
     from forecasts.models import IdentityMapping
-    from forecasts.services.ingest import ingest_run_create, ingest_run_execute
-    from forecasts.services.org import usage_reattribute
 
     path = tmp_path / "usage.txt"
     path.write_text("".join(LINES))

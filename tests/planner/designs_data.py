@@ -11,11 +11,11 @@ SCENARIOS = ROOT / "fixtures" / "scenarios"
 
 def load_catalog_and_designs(with_run: bool = False) -> dict[str, Any]:
     """The demo step itself: catalog, the three Minerva designs evaluated, optionally one optimiser run."""
-    from planner.demo_designs import load_hardware_and_designs
+    from planner.designs.demo import load_hardware_and_designs
     from planner.models import Design, OptimizerRun
 
     if not with_run:
-        from planner import demo_designs
+        from planner.designs import demo as demo_designs
 
         original = demo_designs.optimizer_run_execute
         demo_designs.optimizer_run_execute = lambda run_id, job_id=None: OptimizerRun.objects.get(pk=run_id)

@@ -12,9 +12,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def report_inputs(tmp_path: Path, departments: dict[str, Any], *, with_forecast: bool = True) -> dict[str, Any]:
     """Designs (the demo step), four jobs through the real ingest path on 'minerva' plus three years of
     monthly rollups, a capacity, the Minerva sequencer plan and (optionally) a stored core-hours fit."""
+    from forecasts.demand.plans import plan_import_file
+    from forecasts.demand.series import SeriesSpec, forecast_fit_create
     from forecasts.models import Cluster, ClusterCapacity
-    from forecasts.services.demand import SeriesSpec, forecast_fit_create
-    from forecasts.services.sequencer_plans import plan_import_file
     from tests.forecasts.forecast_factories import usage_history
     from tests.forecasts.usage_data import load_usage
     from tests.planner.designs_data import load_catalog_and_designs

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.capacity import DesignEvaluation, schedulable_hours_per_year
-from planner.scenario import evaluate_scenario, load_scenario
+from planner.designs.capacity import DesignEvaluation, schedulable_hours_per_year
+from planner.designs.scenario import evaluate_scenario, load_scenario
 
 SCEN = Path(__file__).resolve().parents[2] / "fixtures" / "scenarios"
 
@@ -103,7 +103,7 @@ def test_to_dict_is_json(narrow: DesignEvaluation) -> None:
 
 def test_evaluation_speed() -> None:
     sc = load_scenario(SCEN / "minerva_narrow_flash.yaml")
-    from planner.capacity import evaluate_design
+    from planner.designs.capacity import evaluate_design
 
     t0 = time.perf_counter()
     for _ in range(10):

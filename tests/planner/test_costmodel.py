@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog import load_catalog
-from planner.costmodel import CostModel, speedup
+from planner.hardware.catalog import load_catalog
+from planner.hardware.costmodel import CostModel, speedup
 
 CATALOG = Path(__file__).resolve().parents[2] / "fixtures" / "catalog.yaml"
 GATK = "GATK 3.1.1 WGS"

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from forecasts.ingest.synth import slurm_lines
-from forecasts.services.ingest import ingest_run_create, ingest_run_execute
-from planner.dashboard import headline
+from forecasts.accounting.load import ingest_run_create, ingest_run_execute
+from forecasts.accounting.parsers.synth import slurm_lines
+from planner.web.dashboard import headline
 from tests.helpers import login
 
 pytestmark = pytest.mark.django_db

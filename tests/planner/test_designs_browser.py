@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from planner.designs.services import optimizer_run_execute
 from planner.models import OptimizerRun
-from planner.services_designs import optimizer_run_execute
 from tests.helpers import screenshot
 from tests.planner.designs_data import load_catalog_and_designs
 

@@ -49,7 +49,7 @@ def test_import_catalog_and_evaluate_with_save_store_a_design(tmp_path: Path) ->
     out = _run("import_catalog", str(ROOT / "fixtures" / "catalog.yaml"))
     assert out["catalog"] == {"node_types": 4, "storage_systems": 8, "benchmarks": 15}
     csv_file = tmp_path / "nodes.csv"
-    from planner.services_catalog import catalog_export_csv
+    from planner.hardware.services import catalog_export_csv
 
     csv_file.write_text(catalog_export_csv("node_types").replace("haswell", "haswell-2", 1))
     out = _run("import_catalog", str(csv_file))

@@ -24,8 +24,8 @@ SERIES = "Disk price (illustrative)"
 
 def fitted_disk_series() -> ForecastFit:
     """The demo disk $/TB series, stored and fitted as the forecasting demo step does."""
-    from forecasts.services.demand import external_fit_create
-    from forecasts.services.external import external_series_create
+    from forecasts.demand.external import external_series_create
+    from forecasts.demand.series import external_fit_create
 
     series = external_series_create(
         name=SERIES, units="USD/TB", frequency="A", aggregate="mean",
@@ -35,7 +35,7 @@ def fitted_disk_series() -> ForecastFit:
 
 
 def trend_design(**changes: Any) -> Design:
-    from planner.services_designs import design_create
+    from planner.designs.services import design_create
 
     text = TREND.read_text(encoding="utf-8")
     for old, new in changes.items():
@@ -76,8 +76,8 @@ def test_a_bad_percentile_is_rejected_naming_the_field(tmp_path: Path) -> None:
 
 
 def test_the_evaluation_records_which_prices_were_forecast_and_a_refit_makes_a_new_one() -> None:
-    from forecasts.services.demand import refit_fit
-    from planner.services_designs import design_evaluate
+    from forecasts.demand.series import refit_fit
+    from planner.designs.services import design_evaluate
 
     load_catalog_and_designs()
     fit = fitted_disk_series()
@@ -122,7 +122,7 @@ def test_the_comparison_shows_which_prices_were_forecast_and_the_tornado_uses_p1
 
 
 def test_the_demo_step_makes_the_price_trend_design_after_the_forecast_and_is_idempotent() -> None:
-    from planner.demo_designs import load_price_trend_design
+    from planner.designs.demo import load_price_trend_design
 
     load_catalog_and_designs()
     logs: list[str] = []
@@ -142,7 +142,7 @@ def test_the_demo_step_makes_the_price_trend_design_after_the_forecast_and_is_id
 
 
 def test_the_api_lists_the_forecast_prices_of_the_latest_evaluation(client: Any, planner_user: Any) -> None:
-    from planner.services_designs import design_evaluate
+    from planner.designs.services import design_evaluate
 
     load_catalog_and_designs()
     fit = fitted_disk_series()

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_price_trend_design_page_and_comparison(page_as: Any, live_server: Any, planner_user: Any) -> None:
-    from planner.demo_designs import load_price_trend_design
+    from planner.designs.demo import load_price_trend_design
 
     designs = load_catalog_and_designs()
     fit = fitted_disk_series()

@@ -6,16 +6,8 @@ from typing import Any
 
 import pytest
 
-from planner.models import Benchmark, Design, DesignEvaluation, NodeType, OptimizerRun, StorageSystem
-from planner.scenario import ScenarioError
-from planner.services_catalog import (
-    CatalogImportError,
-    catalog_export_csv,
-    catalog_from_db,
-    catalog_import_csv,
-    catalog_load_yaml,
-)
-from planner.services_designs import (
+from planner.designs.scenario import ScenarioError
+from planner.designs.services import (
     design_create,
     design_evaluate,
     design_latest_versions,
@@ -23,6 +15,14 @@ from planner.services_designs import (
     optimizer_run_execute,
     optimizer_run_save_design,
 )
+from planner.hardware.services import (
+    CatalogImportError,
+    catalog_export_csv,
+    catalog_from_db,
+    catalog_import_csv,
+    catalog_load_yaml,
+)
+from planner.models import Benchmark, Design, DesignEvaluation, NodeType, OptimizerRun, StorageSystem
 from tests.planner.designs_data import SCENARIOS, load_catalog_and_designs
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +34,7 @@ def test_loading_the_catalog_twice_adds_nothing_and_round_trips_to_the_core() ->
     again = catalog_load_yaml()
     assert again["node_types"] == {"created": 0, "updated": 4}
     assert (NodeType.objects.count(), StorageSystem.objects.count(), Benchmark.objects.count()) == (4, 8, 15)
-    from planner.catalog import load_catalog
+    from planner.hardware.catalog import load_catalog
     from tests.planner.designs_data import ROOT
 
     db, yml = catalog_from_db(), load_catalog(ROOT / "fixtures" / "catalog.yaml")

@@ -133,7 +133,7 @@ def test_check_deploy_is_clean_under_production_settings() -> None:
 
 @pytest.mark.worker
 def test_a_real_worker_runs_background_jobs(live_worker: Any, planner_user: Any) -> None:
-    from planner.jobs import job_start
+    from planner.jobs.services import job_start
     from planner.tasks import selftest
 
     job = job_start(kind="selftest", label="worker self-test", task=selftest, user=planner_user)

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from planner.capacity import CostParams, Design, Purchase, YearDemand, evaluate_design
-from planner.catalog import Catalog, load_catalog
-from planner.costmodel import CostModel
-from planner.optimize import optimize_design
-from planner.scenario import optimize_scenario
+from planner.designs.capacity import CostParams, Design, Purchase, YearDemand, evaluate_design
+from planner.designs.optimize import optimize_design
+from planner.designs.scenario import optimize_scenario
+from planner.hardware.catalog import Catalog, load_catalog
+from planner.hardware.costmodel import CostModel
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -122,8 +122,8 @@ def test_minerva_optimised(catalog: Catalog) -> None:
 
 
 def test_speed_20_node_types_10_storage() -> None:
-    from planner.bench_design import synthetic_catalog
-    from planner.scenario import load_scenario
+    from planner.designs.bench import synthetic_catalog
+    from planner.designs.scenario import load_scenario
 
     sc = load_scenario(ROOT / "fixtures" / "scenarios" / "minerva_optimised.yaml")
     big = synthetic_catalog(sc.catalog)

@@ -1,4 +1,4 @@
-"""Prices per year (planner.prices, capacity, optimize, sensitivity): pure core, no database.
+"""Prices per year (planner.designs.prices, capacity, optimize, sensitivity): pure core, no database.
 
 A falling storage price makes the optimiser buy storage only when it is needed; a rising one makes it
 buy ahead; exhaustive enumeration checks the optimum under a price trend.
@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 import yaml
 
-from planner.capacity import CostParams, Design, PriceIndex, Purchase, YearDemand, evaluate_design
-from planner.catalog import Catalog, load_catalog
-from planner.costmodel import CostModel
-from planner.optimize import optimize_design
-from planner.prices import SeriesForecast
-from planner.scenario import ScenarioError, scenario_from_dict
-from planner.sensitivity import tornado
+from planner.designs.capacity import CostParams, Design, PriceIndex, Purchase, YearDemand, evaluate_design
+from planner.designs.optimize import optimize_design
+from planner.designs.prices import SeriesForecast
+from planner.designs.scenario import ScenarioError, scenario_from_dict
+from planner.designs.sensitivity import tornado
+from planner.hardware.catalog import Catalog, load_catalog
+from planner.hardware.costmodel import CostModel
 
 ROOT = Path(__file__).resolve().parents[2]
 YEARS = (2015, 2016, 2017)

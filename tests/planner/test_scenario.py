@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from planner.scenario import ScenarioError, evaluate_scenario, load_scenario
+from planner.designs.scenario import ScenarioError, evaluate_scenario, load_scenario
 
 SCEN = Path(__file__).resolve().parents[2] / "fixtures" / "scenarios"
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from forecasts import bench_growth
+from forecasts.demand import bench as bench_growth
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """python manage.py bench_ingest --jobs N: the ingest path's speed and memory, measured in one run.
 
-Generates N realistic Slurm records deterministically (forecasts/ingest/synth.py) into a
+Generates N realistic Slurm records deterministically (forecasts/accounting/parsers/synth.py) into a
 temporary file, then measures:
   1. the full ingest path (parse + map + COPY + rollup) as `ingest_accounting` runs it;
   2. a bare COPY of the same rows into an identical table (the ceiling): a table created
@@ -27,13 +27,13 @@ from typing import Any
 from django.core.management.base import BaseCommand
 from django.db import connection
 
-from forecasts.ingest.copyrows import STAGING_COLUMNS, copy_line
-from forecasts.ingest.records import JobRecord
-from forecasts.ingest.slurm import parse as parse_slurm
-from forecasts.ingest.synth import slurm_lines
-from forecasts.models import Cluster, IngestRun, UsageMonthly
-from forecasts.selectors import usage_monthly_by_department
-from forecasts.services.ingest import _STAGING_DDL, ingest_run_create, ingest_run_execute
+from forecasts.accounting.load import _STAGING_DDL, ingest_run_create, ingest_run_execute
+from forecasts.accounting.models import Cluster, IngestRun, UsageMonthly
+from forecasts.accounting.parsers.copyrows import STAGING_COLUMNS, copy_line
+from forecasts.accounting.parsers.records import JobRecord
+from forecasts.accounting.parsers.slurm import parse as parse_slurm
+from forecasts.accounting.parsers.synth import slurm_lines
+from forecasts.usage.selectors import usage_monthly_by_department
 
 JOB_COLUMNS: tuple[str, ...] = (
     "cluster_id", "job_id", "array_index", "submit", "identity_id", "queue", "qos", "eligible", "start", "end",

@@ -12,9 +12,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from forecasts.models import FileSystem
-from forecasts.services.storage import ingest_scan
 from forecasts.storage.bench import generate_blocks
+from forecasts.storage.models import FileSystem
+from forecasts.storage.services import ingest_scan
 
 SCRATCH = "bench-scan"
 

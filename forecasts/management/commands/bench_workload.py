@@ -13,10 +13,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.test import Client
 
-from forecasts.ingest.synth import default_people, slurm_lines
-from forecasts.models import Job, WorkloadShapeMonthly
-from forecasts.selectors_workload import workload_report
-from forecasts.services.ingest import ingest_run_create, ingest_run_execute
+from forecasts.accounting.load import ingest_run_create, ingest_run_execute
+from forecasts.accounting.models import Job
+from forecasts.accounting.parsers.synth import default_people, slurm_lines
+from forecasts.workload.models import WorkloadShapeMonthly
+from forecasts.workload.selectors import workload_report
 
 SCRATCH = "bench-workload"
 

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
-from forecasts.services.chargeback import ChargebackError, parse_month, statements_compute
+from forecasts.chargeback.services import ChargebackError, parse_month, statements_compute
 
 
 class Command(BaseCommand):

@@ -9,8 +9,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from forecasts.growth import ALL_FAMILIES
-from forecasts.services.demand import METRICS, SeriesError, forecast_fit_create, spec_from_names
+from forecasts.demand.growth import ALL_FAMILIES
+from forecasts.demand.series import METRICS, SeriesError, forecast_fit_create, spec_from_names
 
 
 def _month(text: str) -> date:

@@ -9,9 +9,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from forecasts.growth import ALL_FAMILIES, series_from_points
-from forecasts.services.demand import SeriesError, external_fit_create, run_forecast
-from forecasts.services.external import ExternalSeriesError, external_series_create, forecast_rows, parse_csv
+from forecasts.demand.external import ExternalSeriesError, external_series_create, forecast_rows, parse_csv
+from forecasts.demand.growth import ALL_FAMILIES, series_from_points
+from forecasts.demand.series import SeriesError, external_fit_create, run_forecast
 
 
 class Command(BaseCommand):

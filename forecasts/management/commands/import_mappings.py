@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from forecasts.services.org import mappings_import_csv
+from forecasts.accounting.org import mappings_import_csv
 
 
 class Command(BaseCommand):

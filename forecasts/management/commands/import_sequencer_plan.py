@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from forecasts.services.sequencer_plans import PlanError, plan_import_file, plan_summary
+from forecasts.demand.plans import PlanError, plan_import_file, plan_summary
 
 
 class Command(BaseCommand):

@@ -11,9 +11,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
-from forecasts.ingest.formats import FORMATS, UnknownFormat
-from forecasts.models import IngestRun
-from forecasts.services.ingest import IngestError, ingest_run_create, ingest_run_execute
+from forecasts.accounting.load import IngestError, ingest_run_create, ingest_run_execute
+from forecasts.accounting.models import IngestRun
+from forecasts.accounting.parsers.formats import FORMATS, UnknownFormat
 
 
 class Command(BaseCommand):

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from forecasts.services.storage import FORMATS, StorageScanError, ingest_scan, snapshot_summary
+from forecasts.storage.services import FORMATS, StorageScanError, ingest_scan, snapshot_summary
 
 
 class Command(BaseCommand):

@@ -8,8 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from forecasts.models import Cluster
-from forecasts.services.workload import clusters_needing_rebuild, rebuild_cluster
+from forecasts.accounting.models import Cluster
+from forecasts.workload.services import clusters_needing_rebuild, rebuild_cluster
 
 
 class Command(BaseCommand):

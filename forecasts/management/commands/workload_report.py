@@ -8,8 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from forecasts.models import Cluster, Department, Project
-from forecasts.selectors_workload import workload_report
+from forecasts.accounting.models import Cluster, Department, Project
+from forecasts.workload.selectors import workload_report
 
 
 def _date(value: str | None, name: str) -> date | None:

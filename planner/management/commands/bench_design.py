@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from planner.bench_design import run
+from planner.designs.bench import run
 
 
 class Command(BaseCommand):

@@ -10,8 +10,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from planner.scenario import ScenarioError, load_scenario
-from planner.services_catalog import CatalogImportError
+from planner.designs.scenario import ScenarioError, load_scenario
+from planner.hardware.services import CatalogImportError
 
 
 class Command(BaseCommand):
@@ -30,14 +30,14 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: file not found")
         t0 = time.perf_counter()
         try:
-            from planner.services_prices import stored_price_resolver
+            from planner.designs.services_prices import stored_price_resolver
 
             sc = load_scenario(path, price_resolver=stored_price_resolver)
         except ScenarioError as exc:
             raise CommandError(f"{path}: invalid scenario: {'; '.join(exc.errors)}") from exc
         except (OSError, ValueError) as exc:  # YAML / JSON syntax
             raise CommandError(f"{path}: cannot read: {str(exc).splitlines()[0]}") from exc
-        from planner.capacity import evaluate_design
+        from planner.designs.capacity import evaluate_design
 
         ev = evaluate_design(sc.design, sc.catalog)
         ms = (time.perf_counter() - t0) * 1000
@@ -61,7 +61,7 @@ class Command(BaseCommand):
                               for s in sc.price_sources],
         }
         if options["save"]:
-            from planner.services_designs import design_create, design_evaluate
+            from planner.designs.services import design_create, design_evaluate
 
             try:
                 design = design_create(text=path.read_text(encoding="utf-8"))

@@ -11,8 +11,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from forecasts.models import Cluster, ForecastFit, SequencerPlan
-from planner.models import Design
+from forecasts.accounting.models import Cluster
+from forecasts.demand.models import ForecastFit, SequencerPlan
+from planner.designs.models import Design
 
 
 def _month(value: str | None, name: str) -> date | None:

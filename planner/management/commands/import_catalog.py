@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from planner.services_catalog import CatalogImportError, catalog_counts, catalog_import_path
+from planner.hardware.services import CatalogImportError, catalog_counts, catalog_import_path
 
 
 class Command(BaseCommand):

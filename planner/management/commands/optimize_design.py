@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from planner.scenario import ScenarioError, optimize_scenario
+from planner.designs.scenario import ScenarioError, optimize_scenario
 
 
 class Command(BaseCommand):
@@ -32,7 +32,7 @@ class Command(BaseCommand):
             raise CommandError("--time-limit: must be > 0 seconds")
         print(f"  optimising {path} ...", file=sys.stderr)
         try:
-            from planner.services_prices import stored_price_resolver
+            from planner.designs.services_prices import stored_price_resolver
 
             res = optimize_scenario(path, time_limit_s=options["time_limit"], mip_rel_gap=options["gap"],
                                     price_resolver=stored_price_resolver)

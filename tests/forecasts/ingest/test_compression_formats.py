@@ -1,4 +1,4 @@
-"""Tests for forecasts.ingest.compression and forecasts.ingest.formats (pure core: no Django)."""
+"""Tests for forecasts.accounting.parsers.compression and .formats (pure core: no Django)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from forecasts.ingest import compression, formats
+from forecasts.accounting.parsers import compression, formats
 from tests.shared import SHARED_DATA, requires_shared
 
 SAMPLES = Path(__file__).resolve().parents[3] / "fixtures" / "samples"
@@ -94,13 +94,13 @@ def test_registry_and_unknown_format() -> None:
 def test_get_parser_returns_module_parse(name: str) -> None:
     parser = formats.get_parser(name)
     module = name.replace("-", "_")
-    assert parser.__module__ == f"forecasts.ingest.{module}" and parser.__name__ == "parse"
+    assert parser.__module__ == f"forecasts.accounting.parsers.{module}" and parser.__name__ == "parse"
 
 
 def test_uge_is_sge_in_milliseconds() -> None:
     parser = formats.get_parser("uge")
     assert isinstance(parser, functools.partial)
-    assert parser.func.__module__ == "forecasts.ingest.sge" and parser.keywords == {"millis": True}
+    assert parser.func.__module__ == "forecasts.accounting.parsers.sge" and parser.keywords == {"millis": True}
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Tests for forecasts.ingest.lsf (pure core: no Django)."""
+"""Tests for forecasts.accounting.parsers.lsf (pure core: no Django)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from forecasts.ingest import lsf
-from forecasts.ingest.records import JobRecord, ParseCounts, Rejected, Skipped
+from forecasts.accounting.parsers import lsf
+from forecasts.accounting.parsers.records import JobRecord, ParseCounts, Rejected, Skipped
 from tests.shared import SHARED_DATA, requires_shared
 
 SAMPLES = Path(__file__).resolve().parents[3] / "fixtures" / "samples"

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forecasts.ingest import slurm, slurm_json, swf
-from forecasts.ingest.records import JobRecord, ParseCounts, ParsedItem
+from forecasts.accounting.parsers import slurm, slurm_json, swf
+from forecasts.accounting.parsers.records import JobRecord, ParseCounts, ParsedItem
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

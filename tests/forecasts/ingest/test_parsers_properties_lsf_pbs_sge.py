@@ -10,8 +10,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forecasts.ingest import lsf, pbs, sge
-from forecasts.ingest.records import JobRecord, ParseCounts, Rejected, Skipped
+from forecasts.accounting.parsers import lsf, pbs, sge
+from forecasts.accounting.parsers.records import JobRecord, ParseCounts, Rejected, Skipped
 
 SAMPLES = Path(__file__).resolve().parents[3] / "fixtures" / "samples"
 

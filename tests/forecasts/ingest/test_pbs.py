@@ -1,4 +1,4 @@
-"""Tests for forecasts.ingest.pbs (pure core: no Django)."""
+"""Tests for forecasts.accounting.parsers.pbs (pure core: no Django)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from forecasts.ingest import pbs
-from forecasts.ingest.records import JobRecord, ParseCounts, Rejected, Skipped
+from forecasts.accounting.parsers import pbs
+from forecasts.accounting.parsers.records import JobRecord, ParseCounts, Rejected, Skipped
 from tests.shared import SHARED_DATA, requires_shared
 
 SAMPLES = Path(__file__).resolve().parents[3] / "fixtures" / "samples"

@@ -1,4 +1,4 @@
-"""Tests for forecasts.ingest.sge (SGE and UGE; pure core: no Django)."""
+"""Tests for forecasts.accounting.parsers.sge (SGE and UGE; pure core: no Django)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from forecasts.ingest import sge
-from forecasts.ingest.records import JobRecord, ParseCounts, Rejected, Skipped
+from forecasts.accounting.parsers import sge
+from forecasts.accounting.parsers.records import JobRecord, ParseCounts, Rejected, Skipped
 from tests.shared import SHARED_DATA, requires_shared
 
 SAMPLES = Path(__file__).resolve().parents[3] / "fixtures" / "samples"

@@ -1,4 +1,4 @@
-"""Tests for forecasts.ingest.slurm (sacct --parsable2), pure core: no Django."""
+"""Tests for forecasts.accounting.parsers.slurm (sacct --parsable2), pure core: no Django."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from forecasts.ingest import slurm
-from forecasts.ingest.records import JobRecord, ParseCounts, ParsedItem, Rejected, Skipped
+from forecasts.accounting.parsers import slurm
+from forecasts.accounting.parsers.records import JobRecord, ParseCounts, ParsedItem, Rejected, Skipped
 from tests.shared import SHARED_DATA, requires_shared
 
 SAMPLES = Path(__file__).resolve().parents[3] / "fixtures" / "samples"

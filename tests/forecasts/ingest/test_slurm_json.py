@@ -1,4 +1,4 @@
-"""Tests for forecasts.ingest.slurm_json (sacct --json), pure core: no Django."""
+"""Tests for forecasts.accounting.parsers.slurm_json (sacct --json), pure core: no Django."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from forecasts.ingest import slurm_json
-from forecasts.ingest.records import JobRecord, ParseCounts, ParsedItem, Rejected, Skipped
+from forecasts.accounting.parsers import slurm_json
+from forecasts.accounting.parsers.records import JobRecord, ParseCounts, ParsedItem, Rejected, Skipped
 from tests.shared import SHARED_DATA, requires_shared
 
 SAMPLES = Path(__file__).resolve().parents[3] / "fixtures" / "samples"

@@ -1,4 +1,4 @@
-"""Tests for forecasts.ingest.swf (Standard Workload Format), pure core: no Django."""
+"""Tests for forecasts.accounting.parsers.swf (Standard Workload Format), pure core: no Django."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from forecasts.ingest import swf
-from forecasts.ingest.compression import open_source
-from forecasts.ingest.records import JobRecord, ParseCounts, ParsedItem, Rejected, Skipped
+from forecasts.accounting.parsers import swf
+from forecasts.accounting.parsers.compression import open_source
+from forecasts.accounting.parsers.records import JobRecord, ParseCounts, ParsedItem, Rejected, Skipped
 from tests.shared import SHARED_DATA, requires_shared
 
 SAMPLES = Path(__file__).resolve().parents[3] / "fixtures" / "samples"

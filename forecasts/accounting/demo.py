@@ -1,0 +1,58 @@
+"""Demo data for the demand side: five years of a growing genomics-heavy cluster.
+
+Cluster "nexus" grows from 1,536 to 3,584 cores; its jobs come from the deterministic
+generator (forecasts/accounting/parsers/synth.py) through the real ingest path, so the demo shows
+exactly what a site's own logs would.  A few external collaborators' accounts are left
+unmapped on purpose: they land in "Unassigned" for the admin to map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from django.conf import settings
+
+from forecasts.accounting.load import ingest_run_create, ingest_run_execute
+from forecasts.accounting.models import Cluster, ClusterCapacity, IngestRun
+from forecasts.accounting.org import mappings_import_csv
+from forecasts.accounting.parsers.synth import Person, default_people, slurm_lines
+
+CLUSTER = "nexus"
+DEMO_JOBS = 600_000
+START = datetime(2021, 11, 1, tzinfo=UTC)
+END = datetime(2026, 11, 1, tzinfo=UTC)
+CAPACITY = [(date(2021, 11, 1), 1536, 24, "initial purchase: 24 x 64-core nodes"),
+            (date(2023, 7, 1), 2560, 40, "expansion: 16 x 64-core nodes"),
+            (date(2025, 3, 1), 3584, 56, "expansion: 16 x 64-core nodes")]
+EXTERNAL = [Person("ext01", "external", "collab-external", "mixed"),
+            Person("ext02", "external", "collab-external", "genomics"),
+            Person("ext03", "visitors", "startup-alloc", "mixed")]
+
+
+def load_jobs(log: Callable[[str], None]) -> None:
+    cluster, _ = Cluster.objects.get_or_create(
+        name=CLUSTER, defaults={"description": "Shared HPC cluster (demo)", "timezone": "America/New_York"}
+    )
+    for effective_from, cores, nodes, note in CAPACITY:
+        ClusterCapacity.objects.update_or_create(
+            cluster=cluster, effective_from=effective_from, defaults={"cores": cores, "nodes": nodes, "note": note}
+        )
+    mapping_text = (Path(settings.BASE_DIR) / "fixtures" / "demo_mappings.csv").read_text()
+    if IngestRun.objects.filter(cluster=cluster, status=IngestRun.Status.COMPLETED).exists():
+        mappings_import_csv(mapping_text, filename="demo_mappings.csv")
+        log(f"  {CLUSTER}: jobs already loaded")
+        return
+    path = Path(settings.DATA_DIR) / f"demo_{CLUSTER}_sacct.txt"
+    if not path.exists():
+        log(f"  generating {DEMO_JOBS:,} demo jobs (first run only, about a minute)...")
+        tmp = path.with_suffix(".tmp")
+        with tmp.open("w") as out:
+            out.writelines(slurm_lines(DEMO_JOBS, start=START, end=END, cluster=CLUSTER,
+                                       people=default_people() + EXTERNAL, growth_per_year=0.35, seed=2021))
+        tmp.rename(path)
+    mappings_import_csv(mapping_text, filename="demo_mappings.csv")
+    run = ingest_run_create(cluster_name=CLUSTER, fmt="slurm", paths=[path], tz="UTC", source="demo")
+    run = ingest_run_execute(run.pk)
+    log(f"  {CLUSTER}: {run.jobs_ingested:,} jobs, {run.core_hours:,.0f} core-hours in {run.seconds:.1f} s")

@@ -1,0 +1,185 @@
+"""Parsing files into load batches (pure core), in this process or in a parser process.
+
+``batches`` turns a run's files into ``Batch`` objects: the COPY rows of up to
+``batch_records`` records, the rejections, the counts, and the record range (start, end] of
+the file the batch covers.  Ranges already committed by an earlier attempt of the run are
+read but not batched again, so a resumed run loads exactly what is missing.
+
+``main`` is the parser process's entry point (``python -m forecasts.accounting.parsers.producer``).
+The loaders run in threads of the main process; parsing is pure Python and holds the GIL, and a parser *thread* starves
+them: psycopg hands a COPY's data to libpq in chunks, each needing the GIL back, so a
+loader beside a busy parser thread managed 2 COPYs of a 50,000-row batch in the time it
+does 36 alone (measured; see docs/performance.md).  In its own process the parser uses
+one core and the loaders and PostgreSQL the other.  Nothing here imports Django.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import pickle
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from forecasts.accounting.parsers.compression import open_source
+from forecasts.accounting.parsers.copyrows import copy_line, rejection_line
+from forecasts.accounting.parsers.formats import get_parser
+from forecasts.accounting.parsers.records import JobRecord, Rejected, Skipped
+
+
+@dataclass
+class Batch:
+    file_id: int
+    position: int
+    start_record: int  # this batch holds records (start_record, end_record] of its file
+    end_record: int = 0
+    rows: str = ""  # the jobs, as staging-table COPY text
+    jobs: int = 0
+    rejections: str = ""  # IngestRejection COPY text
+    read: int = 0
+    skipped: int = 0
+    rejected: int = 0
+    skipped_reasons: dict[str, int] = field(default_factory=dict)
+    bytes_read: int = 0  # compressed bytes of the run's files read so far, for progress
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    file_id: int
+    position: int
+    path: str
+    done: tuple[tuple[int, int], ...] = ()  # committed record ranges (start, end], merged, sorted
+
+
+class _CountingReader(io.RawIOBase):
+    """Wraps a binary file to count compressed bytes read, for progress on big files."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+        self.bytes_read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = self.raw.readinto(buffer)
+        self.bytes_read += n or 0
+        return n or 0
+
+
+class _Open:
+    """A batch being filled: lines collected in lists, joined once when it is handed over."""
+
+    __slots__ = ("batch", "lines", "rejections")
+
+    def __init__(self, batch: Batch) -> None:
+        self.batch = batch
+        self.lines: list[str] = []
+        self.rejections: list[str] = []
+
+    def close(self, end_record: int, bytes_read: int) -> Batch:
+        b = self.batch
+        b.end_record, b.bytes_read = end_record, bytes_read
+        b.rows, b.jobs, b.rejections = "".join(self.lines), len(self.lines), "".join(self.rejections)
+        return b
+
+
+def batches(fmt: str, cluster: str, tz_name: str, run_id: int, files: Iterable[FileSpec],
+            batch_records: int) -> Iterator[Batch]:
+    """The run's batches, file by file, skipping committed ranges."""
+    parse = get_parser(fmt)
+    tz = ZoneInfo(tz_name)
+    bytes_done = 0
+    for f in files:
+        done = f.done
+        raw = _CountingReader(open(f.path, "rb"))  # noqa: SIM115 - closed below
+        try:
+            stream = open_source(io.BufferedReader(raw, buffer_size=1 << 20))
+            items: Iterable[Any] = parse(stream, cluster=cluster, tz=tz)
+            current = _Open(Batch(f.file_id, f.position, 0))
+            lines, rejections = current.lines, current.rejections
+            record = 0
+            span = 0  # index into done: the first committed range that may still contain `record`
+            for item in items:
+                record += 1
+                while span < len(done) and done[span][1] < record:
+                    span += 1
+                if span < len(done) and done[span][0] < record <= done[span][1]:
+                    # committed by an earlier attempt of this run: close the batch before the gap
+                    if current.batch.read:
+                        yield current.close(record - 1, bytes_done + raw.bytes_read)
+                    current = _Open(Batch(f.file_id, f.position, record))
+                    lines, rejections = current.lines, current.rejections
+                    continue
+                b = current.batch
+                b.read += 1
+                if type(item) is JobRecord:
+                    lines.append(copy_line(item))
+                elif type(item) is Skipped:
+                    b.skipped += 1
+                    b.skipped_reasons[item.reason] = b.skipped_reasons.get(item.reason, 0) + 1
+                else:
+                    assert isinstance(item, Rejected)
+                    b.rejected += 1
+                    rejections.append(rejection_line(run_id, f.file_id, item.line, item.reason, item.raw))
+                if b.read >= batch_records:
+                    yield current.close(record, bytes_done + raw.bytes_read)
+                    current = _Open(Batch(f.file_id, f.position, record))
+                    lines, rejections = current.lines, current.rejections
+            bytes_done += raw.bytes_read
+            if current.batch.read:
+                yield current.close(record, bytes_done)
+        finally:
+            raw.raw.close()
+
+
+def main() -> None:
+    """Parser process (``python -m forecasts.accounting.parsers.producer``): arguments of ``batches``
+    pickled on stdin; each batch, then None (or an exception), pickled to stdout, each
+    frame prefixed by its length.  A reader gone (a killed worker) ends it with EPIPE."""
+    args = pickle.load(sys.stdin.buffer)
+    out = sys.stdout.buffer
+
+    def put(item: Any) -> None:
+        data = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
+        out.write(len(data).to_bytes(8, "little"))
+        out.write(data)
+        out.flush()
+
+    try:
+        for batch in batches(*args):
+            put(batch)
+        put(None)
+    except BrokenPipeError:
+        return
+    except BaseException as exc:
+        try:
+            pickle.dumps(exc)
+        except Exception:
+            exc = RuntimeError(f"{type(exc).__name__}: {exc}")
+        with contextlib.suppress(BrokenPipeError):
+            put(exc)
+
+
+def read_frames(stream: Any) -> Iterator[Any]:
+    """The objects ``main`` wrote, until end of stream."""
+    while True:
+        head = stream.read(8)
+        if len(head) < 8:
+            return
+        size = int.from_bytes(head, "little")
+        data = stream.read(size)
+        if len(data) < size:
+            return
+        yield pickle.loads(data)  # noqa: S301 - our own child process's output
+
+
+if __name__ == "__main__":
+    # Run as the module's importable name, so what it pickles is forecasts.accounting.parsers.producer.Batch,
+    # not __main__.Batch.
+    from forecasts.accounting.parsers.producer import main as _main
+
+    _main()

@@ -1,0 +1,83 @@
+"""Demo step: the Minerva-style rate plan (fixtures/demo_rates.yaml) and a year of statements."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+import yaml
+from django.conf import settings
+from django.db import transaction
+
+from forecasts.accounting.models import Department
+from forecasts.chargeback.models import (
+    ComputeRate,
+    DepartmentAdjustment,
+    QosMultiplier,
+    RatePlan,
+    Statement,
+    StorageRate,
+)
+from forecasts.chargeback.services import ChargebackError, months_with_usage, statements_compute
+
+DEMO_RATES = Path(settings.BASE_DIR) / "fixtures" / "demo_rates.yaml"
+
+
+@transaction.atomic
+def rate_plan_load_yaml(text: str, *, filename: str = "rates.yaml") -> RatePlan:
+    """Create or update a rate plan (and its rows) from YAML; see fixtures/demo_rates.yaml."""
+    data = yaml.safe_load(text) or {}
+    try:
+        effective_from = date.fromisoformat(str(data["effective_from"]))
+        plan, _ = RatePlan.objects.update_or_create(
+            effective_from=effective_from, defaults={"name": data["name"], "note": data.get("note", "")})
+        plan.compute_rates.all().delete()
+        plan.qos_multipliers.all().delete()
+        plan.storage_rates.all().delete()
+        plan.adjustments.all().delete()
+        for r in data.get("compute", []):
+            ComputeRate.objects.create(
+                plan=plan, cluster=r.get("cluster", "*"), queue=r.get("queue", "*"),
+                core_hour_usd=Decimal(str(r["core_hour_usd"])),
+                gpu_hour_usd=Decimal(str(r["gpu_hour_usd"])) if r.get("gpu_hour_usd") is not None else None,
+                mem_gb_hour_usd=Decimal(str(r["mem_gb_hour_usd"])) if r.get("mem_gb_hour_usd") is not None else None)
+        for qos, mult in (data.get("qos_multipliers") or {}).items():
+            QosMultiplier.objects.create(plan=plan, qos=qos, multiplier=Decimal(str(mult)))
+        for r in data.get("storage", []):
+            StorageRate.objects.create(plan=plan, filesystem=r.get("filesystem", "*"), tier=r.get("tier", "*"),
+                                       tb_month_usd=Decimal(str(r["tb_month_usd"])))
+        for r in data.get("adjustments", []):
+            dept = Department.objects.filter(code=r["department"]).first()
+            if dept is None:
+                continue  # a department the site does not have: nothing to adjust
+            DepartmentAdjustment.objects.create(
+                plan=plan, department=dept, subsidy_percent=Decimal(str(r.get("subsidy_percent", 0))),
+                cap_usd=Decimal(str(r["cap_usd"])) if r.get("cap_usd") is not None else None,
+                note=r.get("note", ""))
+    except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+        raise ChargebackError(f"{filename}: {type(exc).__name__}: {exc}") from exc
+    return plan
+
+
+DEMO_MONTHS = 12
+
+
+def demo_load(log: Callable[[str], None]) -> None:
+    """Demo step: the Minerva-style rate plan, then statements for the last 12 months with usage."""
+    if not RatePlan.objects.filter(name__startswith="Demo").exists():
+        plan = rate_plan_load_yaml(DEMO_RATES.read_text(), filename="demo_rates.yaml")
+        log(f"  rate plan: {plan}")
+    months = months_with_usage(last=DEMO_MONTHS)
+    if not months:
+        log("  no usage loaded: no statements to compute")
+        return
+    done = set(Statement.objects.filter(month__in=months).values_list("month", flat=True).distinct())
+    todo = [m for m in months if m not in done]
+    if not todo:
+        log(f"  statements for {len(months)} months already computed")
+        return
+    for month in todo:
+        result = statements_compute(month=month, reason="demo")
+        log(f"  {month:%Y-%m}: {len(result.statements)} statements, ${result.summary()['total_usd']}")

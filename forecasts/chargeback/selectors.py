@@ -1,0 +1,98 @@
+"""Reads of chargeback statements, scoped to what the user may see (planner.roles decides)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Count, QuerySet, Sum
+from django.http import Http404
+
+from forecasts.accounting.models import Department
+from forecasts.chargeback.models import Statement, StatementLine
+from planner.roles import scope_by_department
+
+
+def statements_visible(user: Any) -> QuerySet[Statement]:
+    """Every version the user may see; a department viewer only their departments'."""
+    return scope_by_department(Statement.objects.select_related("department"), user)
+
+
+def statement_get(user: Any, pk: int) -> Statement:
+    """One statement or 404: another department's statement does not exist for a viewer."""
+    statement = statements_visible(user).select_related("plan").filter(pk=pk).first()
+    if statement is None:
+        raise Http404("No such statement")
+    return statement
+
+
+def department_get(user: Any, code: str) -> Department:
+    departments = scope_by_department(Department.objects.all(), user, field="id")
+    department = departments.filter(code=code).first()
+    if department is None:
+        raise Http404("No such department")
+    return department
+
+
+def months_with_statements(user: Any) -> list[date]:
+    return list(statements_visible(user).filter(is_current=True).order_by("-month")
+                .values_list("month", flat=True).distinct())
+
+
+def statement_lines(statement: Statement, project: int | None = None) -> QuerySet[StatementLine]:
+    lines = statement.lines.all()
+    if project is not None:
+        lines = lines.filter(project_id=project)
+    return lines
+
+
+def _grouped(lines: QuerySet[StatementLine], *fields: str) -> list[dict[str, Any]]:
+    return list(
+        lines.filter(kind=StatementLine.Kind.COMPUTE).values(*fields)
+        .annotate(jobs=Sum("jobs"), core_hours=Sum("core_hours"), gpu_hours=Sum("gpu_hours"),
+                  amount_usd=Sum("amount_usd"), lines=Count("id"))
+        .order_by("-amount_usd", *fields)
+    )
+
+
+def statement_breakdown(statement: Statement, project: int | None = None) -> dict[str, Any]:
+    """The drill-downs of a statement: by project/PI, by user, by queue and QOS."""
+    lines = statement_lines(statement, project)
+    return {
+        "projects": _grouped(lines, "project_id", "project_name", "pi"),
+        "users": _grouped(lines, "user", "project_name"),
+        "queues": _grouped(lines, "cluster", "queue", "qos", "rate", "multiplier"),
+        "storage": list(lines.filter(kind=StatementLine.Kind.STORAGE)),
+        "adjustments": list(lines.filter(kind__in=[StatementLine.Kind.SUBSIDY, StatementLine.Kind.CAP]))
+        if project is None else [],
+    }
+
+
+def department_year(user: Any, department: Department, year: int) -> list[dict[str, Any]]:
+    """Current statements of a department's year, month by month (missing months omitted)."""
+    rows = (statements_visible(user).filter(department=department, is_current=True, month__year=year)
+            .order_by("month"))
+    return [{"statement": s, "month": s.month, "compute_usd": s.compute_usd, "storage_usd": s.storage_usd,
+             "adjustments_usd": s.subsidy_usd + s.cap_usd, "total_usd": s.total_usd, "core_hours": s.core_hours}
+            for s in rows]
+
+
+def month_overview(user: Any, month: date) -> list[Statement]:
+    return list(statements_visible(user).filter(month=month, is_current=True).order_by("department__name"))
+
+
+def years_of(user: Any, department: Department) -> list[int]:
+    months = statements_visible(user).filter(department=department).values_list("month", flat=True).distinct()
+    return sorted({m.year for m in months}, reverse=True)
+
+
+def totals(statements: list[Statement]) -> dict[str, Decimal | float]:
+    out: dict[str, Any] = defaultdict(Decimal)
+    for s in statements:
+        for key in ("compute_usd", "storage_usd", "subsidy_usd", "cap_usd", "total_usd"):
+            out[key] += getattr(s, key)
+    out["core_hours"] = sum(s.core_hours for s in statements)
+    return dict(out)
+

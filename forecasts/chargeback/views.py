@@ -1,0 +1,189 @@
+"""Chargeback pages: month overview, statements with drill-downs, exports, year to date.
+
+Every read goes through forecasts.chargeback.selectors, which scopes by department: a
+department viewer asking for another department's statement gets a 404.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from forecasts.accounting.models import Institution, Project
+from forecasts.chargeback import selectors as sel
+from forecasts.chargeback.charts import ytd_figure
+from forecasts.chargeback.exports import statement_csv, statement_pdf, statement_xlsx
+from forecasts.chargeback.models import RatePlan, Statement
+from forecasts.chargeback.services import (
+    NO_STORAGE_NOTE,
+    ChargebackError,
+    months_with_usage,
+    parse_month,
+    statement_is_stale,
+)
+from planner.jobs.services import job_start
+from planner.roles import planner_required, sees_everything
+from planner.web.areas import AREAS_BY_SLUG
+
+
+def _month_param(request: HttpRequest, default: date | None) -> date | None:
+    text = request.GET.get("month")
+    if not text:
+        return default
+    try:
+        return parse_month(text)
+    except ChargebackError as exc:
+        raise Http404(str(exc)) from exc
+
+
+def index(request: HttpRequest) -> HttpResponse:
+    months = sel.months_with_statements(request.user)
+    is_planner = sees_everything(request.user)
+    context: dict[str, object] = {"months": months, "is_planner": is_planner,
+                                  "plans": RatePlan.objects.all()[:5] if is_planner else [],
+                                  "usage_months": [f"{m:%Y-%m}" for m in months_with_usage()][-36:]
+                                  if is_planner else []}
+    if not months:
+        context["area"] = AREAS_BY_SLUG["chargeback"]
+        return render(request, "chargeback/empty.html", context)
+    month = _month_param(request, months[0])
+    statements = sel.month_overview(request.user, month) if month else []
+    context.update({"month": month, "statements": statements, "totals": sel.totals(statements),
+                    "no_storage": bool(statements) and all(NO_STORAGE_NOTE in s.notes for s in statements)})
+    return render(request, "chargeback/index.html", context)
+
+
+def _project_param(request: HttpRequest, statement: Statement) -> Project | None:
+    raw = request.GET.get("project")
+    if not raw:
+        return None
+    if not raw.isdigit() or not statement.lines.filter(project_id=int(raw)).exists():
+        raise Http404("That project has no lines on this statement")
+    return Project.objects.get(pk=int(raw))
+
+
+def statement_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    statement = sel.statement_get(request.user, pk)
+    project = _project_param(request, statement)
+    breakdown = sel.statement_breakdown(statement, project.pk if project else None)
+    versions = sel.statements_visible(request.user).filter(department=statement.department, month=statement.month)
+    top_jobs = statement.top_jobs.all()
+    if project is not None:
+        top_jobs = top_jobs.filter(project_name=project.name)
+    lines = sel.statement_lines(statement, project.pk if project else None)
+    return render(request, "chargeback/statement.html", {
+        "statement": statement, "project": project, "breakdown": breakdown, "versions": versions,
+        "top_jobs": top_jobs, "stale": statement_is_stale(statement) if statement.is_current else "",
+        "project_total": sum(ln.amount_usd for ln in lines) if project else None,
+        "project_core_hours": sum(ln.core_hours for ln in lines) if project else None,
+        "is_planner": sees_everything(request.user),
+        "query": f"?project={project.pk}" if project else "",
+    })
+
+
+def _export_name(statement: Statement, project: Project | None, ext: str) -> str:
+    suffix = f"-{project.name}" if project else ""
+    return f"chargeback-{statement.department.code}{suffix}-{statement.month:%Y-%m}-v{statement.version}.{ext}"
+
+
+def statement_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    statement = sel.statement_get(request.user, pk)
+    project = _project_param(request, statement)
+    lines = list(sel.statement_lines(statement, project.pk if project else None))
+    response = HttpResponse(statement_csv(statement, lines), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{_export_name(statement, project, "csv")}"'
+    return response
+
+
+def statement_export_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
+    statement = sel.statement_get(request.user, pk)
+    project = _project_param(request, statement)
+    lines = list(sel.statement_lines(statement, project.pk if project else None))
+    response = HttpResponse(statement_xlsx(statement, lines),
+                            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    response["Content-Disposition"] = f'attachment; filename="{_export_name(statement, project, "xlsx")}"'
+    return response
+
+
+def statement_export_pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    statement = sel.statement_get(request.user, pk)
+    project = _project_param(request, statement)
+    breakdown = sel.statement_breakdown(statement, project.pk if project else None)
+    top_jobs = list(statement.top_jobs.filter(project_name=project.name) if project else statement.top_jobs.all())
+    institution = Institution.current()
+    pdf = statement_pdf(statement, breakdown, top_jobs, institution=institution.name if institution else "",
+                        project_label=f"{project.name} ({project.pi})" if project else "")
+    response = HttpResponse(pdf, content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="{_export_name(statement, project, "pdf")}"'
+    return response
+
+
+def _year(request: HttpRequest, department_years: list[int]) -> int:
+    raw = request.GET.get("year", "")
+    if raw.isdigit():
+        return int(raw)
+    return department_years[0] if department_years else date.today().year
+
+
+def department_ytd(request: HttpRequest, code: str) -> HttpResponse:
+    department = sel.department_get(request.user, code)
+    years = sel.years_of(request.user, department)
+    year = _year(request, years)
+    rows = sel.department_year(request.user, department, year)
+    return render(request, "chargeback/ytd.html", {
+        "department": department, "year": year, "years": years, "rows": rows,
+        "figure": ytd_figure(rows, department.name, year),
+        "total": sum((r["total_usd"] for r in rows), 0), "core_hours": sum(r["core_hours"] for r in rows),
+        "compute": sum((r["compute_usd"] for r in rows), 0), "storage": sum((r["storage_usd"] for r in rows), 0),
+        "adjustments": sum((r["adjustments_usd"] for r in rows), 0),
+        "no_storage": bool(rows) and all(NO_STORAGE_NOTE in r["statement"].notes for r in rows),
+    })
+
+
+def department_ytd_json(request: HttpRequest, code: str) -> JsonResponse:
+    department = sel.department_get(request.user, code)
+    year = _year(request, sel.years_of(request.user, department))
+    return JsonResponse(ytd_figure(sel.department_year(request.user, department, year), department.name, year))
+
+
+def department_ytd_csv(request: HttpRequest, code: str) -> HttpResponse:
+    department = sel.department_get(request.user, code)
+    year = _year(request, sel.years_of(request.user, department))
+    lines = ["month,version,core_hours,compute_usd,storage_usd,adjustments_usd,total_usd"]
+    for r in sel.department_year(request.user, department, year):
+        lines.append(f"{r['month']:%Y-%m},{r['statement'].version},{r['core_hours']:.4f},{r['compute_usd']},"
+                     f"{r['storage_usd']},{r['adjustments_usd']},{r['total_usd']}")
+    response = HttpResponse("\n".join(lines) + "\n", content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="chargeback-{department.code}-{year}.csv"'
+    return response
+
+
+@require_POST
+@planner_required
+def compute(request: HttpRequest) -> HttpResponse:
+    """Start a background computation of one month or the last N months with usage."""
+    from forecasts.chargeback.tasks import chargeback_compute
+
+    if request.POST.get("month"):
+        try:
+            months = [f"{parse_month(request.POST['month']):%Y-%m}"]
+        except ChargebackError as exc:
+            messages.error(request, str(exc))
+            return redirect("chargeback")
+    else:
+        months = [f"{m:%Y-%m}" for m in months_with_usage(last=12)]
+    if not months:
+        messages.error(request, "No usage is loaded yet: load accounting logs first (python manage.py "
+                                "ingest_accounting, or Usage -> Upload a log).")
+        return redirect("chargeback")
+    if not RatePlan.objects.exists():
+        messages.error(request, "No rate plan yet: add one in the admin (Forecasts -> Rate plans).")
+        return redirect("chargeback")
+    label = f"Chargeback statements {months[0]}" + (f" to {months[-1]}" if len(months) > 1 else "")
+    job = job_start(kind="chargeback", label=label, task=chargeback_compute, unit="months", user=request.user,
+                    params={"months": months, "department": None, "reason": request.POST.get("reason", "")})
+    return redirect("job", pk=job.pk)

@@ -1,0 +1,218 @@
+"""REST API for demand forecasting (planners and admins only: IsPlanner).
+
+/api/v1/sequencer-plans/            list (latest versions and all), create (a plan document);
+/api/v1/sequencer-plans/{id}/       read (with yearly figures), PUT/PATCH = a new version, DELETE;
+/api/v1/sequencer-plans/{id}/versions/   every version of that plan's name;
+/api/v1/forecasts/                  list, create (= fit a usage series and store it);
+/api/v1/forecasts/{id}/             the stored fit (summary; ?full=1 adds Forecast.to_dict());
+/api/v1/external-series/            list, upload (multipart CSV or JSON points);
+/api/v1/external-series/{id}/forecast/   POST: fit and forecast it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import include, path
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.routers import SimpleRouter
+
+from forecasts.demand.external import ExternalSeriesError, external_series_create, forecast_rows
+from forecasts.demand.growth import ALL_FAMILIES
+from forecasts.demand.models import ExternalSeries, ForecastFit, SequencerPlan
+from forecasts.demand.plans import PlanError, plan_from_document, plan_save, plan_summary
+from forecasts.demand.series import (
+    METRICS,
+    SeriesError,
+    external_fit_create,
+    forecast_fit_create,
+    spec_from_names,
+)
+from planner.roles import IsPlanner
+
+
+class PlanOut(serializers.ModelSerializer):
+    created_by = serializers.StringRelatedField()
+
+    class Meta:
+        model = SequencerPlan
+        fields = ["id", "name", "version", "parent", "note", "source", "created_by", "created_at", "document"]
+
+
+class PlanIn(serializers.Serializer):
+    document = serializers.JSONField(help_text="the plan (schema in docs/forecasting.md); its name sets the plan")
+    note = serializers.CharField(required=False, allow_blank=True, max_length=300)
+
+
+class SequencerPlanViewSet(viewsets.ModelViewSet):
+    """Sequencer rollout plans; a write never changes a version, it stores the next one."""
+
+    permission_classes = [IsPlanner]
+    serializer_class = PlanOut
+    queryset = SequencerPlan.objects.select_related("created_by").order_by("name", "-version")
+    http_method_names = ["get", "post", "put", "patch", "delete", "head", "options"]
+
+    def _store(self, request: Request, parent: SequencerPlan | None) -> Response:
+        inp = PlanIn(data=request.data)
+        inp.is_valid(raise_exception=True)
+        doc = dict(inp.validated_data["document"])
+        if parent is not None:
+            doc = {**parent.document, **doc} if request.method == "PATCH" else doc
+            doc.setdefault("name", parent.name)
+        try:
+            plan = plan_from_document(doc)
+        except PlanError as exc:
+            raise serializers.ValidationError({"document": str(exc)}) from exc
+        row, created = plan_save(plan, user=request.user, note=inp.validated_data.get("note", ""), source="api",
+                                 parent=parent)
+        body = {**PlanOut(row).data, "created": created, "figures": plan_summary(row)}
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+    @extend_schema(request=PlanIn, responses=PlanOut)
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return self._store(request, None)
+
+    @extend_schema(request=PlanIn, responses=PlanOut)
+    def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return self._store(request, self.get_object())
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        row = self.get_object()
+        return Response({**PlanOut(row).data, "figures": plan_summary(row)})
+
+    @action(detail=True, methods=["get"])
+    def versions(self, request: Request, pk: str | None = None) -> Response:
+        row = self.get_object()
+        rows = SequencerPlan.objects.filter(name=row.name).order_by("-version")
+        return Response(PlanOut(rows, many=True).data)
+
+
+class FitOut(serializers.ModelSerializer):
+    summary = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ForecastFit
+        fields = ["id", "summary"]
+
+    def get_summary(self, obj: ForecastFit) -> dict[str, Any]:
+        return obj.summary()
+
+
+class FitIn(serializers.Serializer):
+    metric = serializers.ChoiceField(choices=METRICS, default="core_hours")
+    cluster = serializers.CharField(required=False, allow_blank=True, help_text="default: all clusters")
+    department = serializers.CharField(required=False, allow_blank=True, help_text="department code")
+    exclude_department = serializers.CharField(required=False, allow_blank=True)
+    horizon_months = serializers.IntegerField(default=36, min_value=1, max_value=240)
+    family = serializers.ChoiceField(choices=ALL_FAMILIES, required=False, help_text="override the choice")
+    log = serializers.BooleanField(required=False, allow_null=True, default=None)
+    backtest_origins = serializers.IntegerField(default=12, min_value=0, max_value=60)
+
+
+class ForecastViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Stored fits; POST fits a usage series (under a second) and stores it with its inputs."""
+
+    permission_classes = [IsPlanner]
+    serializer_class = FitOut
+    queryset = ForecastFit.objects.select_related("cluster", "department", "exclude_department",
+                                                  "external_series")
+
+    @extend_schema(request=FitIn, responses=FitOut)
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        inp = FitIn(data=request.data)
+        inp.is_valid(raise_exception=True)
+        d = inp.validated_data
+        try:
+            spec = spec_from_names(metric=d["metric"], cluster=d.get("cluster") or None,
+                                   department=d.get("department") or None,
+                                   exclude_department=d.get("exclude_department") or None)
+            fit = forecast_fit_create(spec, horizon_months=d["horizon_months"], family=d.get("family"),
+                                      log=d.get("log"), backtest_origins=d["backtest_origins"], user=request.user)
+        except SeriesError as exc:
+            raise serializers.ValidationError({"series": str(exc)}) from exc
+        return Response(FitOut(fit).data, status=status.HTTP_201_CREATED)
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        fit = self.get_object()
+        body = FitOut(fit).data
+        if request.query_params.get("full"):
+            body["result"] = fit.result
+        return Response(body)
+
+
+class SeriesOut(serializers.ModelSerializer):
+    class Meta:
+        model = ExternalSeries
+        fields = ["id", "name", "units", "frequency", "aggregate", "points", "description", "source_name",
+                  "uploaded_at"]
+
+
+class SeriesIn(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    units = serializers.CharField(max_length=60)
+    frequency = serializers.ChoiceField(choices=ExternalSeries.Frequency.values)
+    aggregate = serializers.ChoiceField(choices=ExternalSeries.Aggregate.values, default="mean")
+    file = serializers.FileField(required=False, help_text="CSV: date or period, value")
+    csv = serializers.CharField(required=False, help_text="the CSV as text, instead of a file")
+    description = serializers.CharField(required=False, allow_blank=True)
+    replace = serializers.BooleanField(default=False)
+
+
+class SeriesForecastIn(serializers.Serializer):
+    horizon = serializers.IntegerField(default=5, min_value=1, max_value=240)
+    log = serializers.BooleanField(required=False, allow_null=True, default=None)
+    backtest = serializers.IntegerField(default=12, min_value=0, max_value=60)
+    family = serializers.ChoiceField(choices=ALL_FAMILIES, required=False)
+
+
+class ExternalSeriesViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    permission_classes = [IsPlanner]
+    serializer_class = SeriesOut
+    queryset = ExternalSeries.objects.all()
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+
+    @extend_schema(request=SeriesIn, responses=SeriesOut)
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        inp = SeriesIn(data=request.data)
+        inp.is_valid(raise_exception=True)
+        d = inp.validated_data
+        if d.get("file") is not None:
+            text, source = d["file"].read().decode("utf-8-sig", errors="replace"), d["file"].name
+        elif d.get("csv"):
+            text, source = d["csv"], "api"
+        else:
+            raise serializers.ValidationError({"file": "give a CSV file or the csv text"})
+        try:
+            series = external_series_create(name=d["name"], units=d["units"], frequency=d["frequency"], text=text,
+                                            aggregate=d["aggregate"], description=d.get("description", ""),
+                                            source_name=source, user=request.user, replace=d["replace"])
+        except ExternalSeriesError as exc:
+            raise serializers.ValidationError({"file": str(exc)}) from exc
+        return Response(SeriesOut(series).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=SeriesForecastIn)
+    @action(detail=True, methods=["post"])
+    def forecast(self, request: Request, pk: str | None = None) -> Response:
+        series = self.get_object()
+        inp = SeriesForecastIn(data=request.data)
+        inp.is_valid(raise_exception=True)
+        d = inp.validated_data
+        try:
+            fit = external_fit_create(series, horizon=d["horizon"], family=d.get("family"), log=d.get("log"),
+                                      backtest_origins=d["backtest"], user=request.user)
+        except SeriesError as exc:
+            raise serializers.ValidationError({"series": str(exc)}) from exc
+        return Response({**fit.summary(), "forecast": forecast_rows(fit.result)}, status=status.HTTP_201_CREATED)
+
+
+router = SimpleRouter()
+router.register("sequencer-plans", SequencerPlanViewSet, basename="sequencer-plan")
+router.register("forecasts", ForecastViewSet, basename="forecast")
+router.register("external-series", ExternalSeriesViewSet, basename="external-series")
+
+urlpatterns = [path("", include(router.urls))]

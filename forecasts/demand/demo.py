@@ -1,0 +1,63 @@
+"""Demo step for demand forecasting: the Minerva plan, core-hour fits of the demo usage, and an
+illustrative disk-price series.  Idempotent and quick on a second run (skips what exists)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from django.conf import settings
+from django.db.models import Sum
+
+from forecasts.accounting.models import Department, UsageMonthly
+from forecasts.demand.external import external_series_create
+from forecasts.demand.models import ExternalSeries, ForecastFit
+from forecasts.demand.plans import plan_import_file
+from forecasts.demand.series import SeriesError, SeriesSpec, external_fit_create, forecast_fit_create
+
+FIXTURES = Path(settings.BASE_DIR) / "fixtures"
+PRICE_SERIES = "Disk price (illustrative)"
+MIN_MONTHS = 12
+
+
+def load_forecasts(log: Callable[[str], None]) -> None:
+    row, created = plan_import_file(FIXTURES / "minerva_sequencer_plan.yaml", source="demo")
+    log(f"sequencer plan: {row} ({'imported' if created else 'already loaded'})")
+
+    if not ExternalSeries.objects.filter(name=PRICE_SERIES).exists():
+        series = external_series_create(
+            name=PRICE_SERIES, units="USD/TB", frequency="A", aggregate="mean",
+            text=(FIXTURES / "price_disk_usd_per_tb.csv").read_text(), source_name="price_disk_usd_per_tb.csv",
+            description="Illustrative hard-disk street price per decimal TB, 2005-2024 (not measured data).",
+        )
+        external_fit_create(series, horizon=5, backtest_origins=8)
+        log("external series: disk price per TB fitted")
+
+    months = UsageMonthly.objects.values("month").distinct().count()
+    if months < MIN_MONTHS:
+        log(f"usage forecasts: skipped ({months} months of usage loaded; need {MIN_MONTHS})")
+        return
+    clusters = list(UsageMonthly.objects.values_list("cluster__name", flat=True).distinct())
+    top = (UsageMonthly.objects.values("department").annotate(ch=Sum("core_hours")).order_by("-ch")[:3])
+    specs = [SeriesSpec("core_hours")]
+    from forecasts.accounting.models import Cluster
+
+    for name in clusters:
+        c = Cluster.objects.get(name=name)
+        specs.append(SeriesSpec("core_hours", cluster=c))
+        for d in top:
+            specs.append(SeriesSpec("core_hours", cluster=c, department=Department.objects.get(pk=d["department"])))
+    genomics = Department.objects.filter(code__in=("ggs", "genomics")).first()
+    if genomics is not None:
+        specs.append(SeriesSpec("core_hours", exclude_department=genomics))
+    fitted = 0
+    for spec in specs:
+        if ForecastFit.objects.filter(metric=spec.metric, cluster=spec.cluster, department=spec.department,
+                                      exclude_department=spec.exclude_department).exists():
+            continue
+        try:
+            forecast_fit_create(spec, horizon_months=36)
+            fitted += 1
+        except SeriesError as exc:
+            log(f"usage forecast {spec.label}: skipped ({exc})")
+    log(f"usage forecasts: {fitted} fitted, {len(specs) - fitted} already present or skipped")

@@ -1,0 +1,166 @@
+"""Demand forecasting records: sequencer plans (versioned), external series and stored fits.
+
+A number in a report must be traceable and re-makeable: a ForecastFit keeps which series it
+fitted (cluster/department/metric, or an uploaded ExternalSeries), up to which month, the
+values it used, the settings, the chosen family and why, every family's errors and the whole
+``Forecast.to_dict()`` of the pure core (``forecasts/demand/growth``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+from forecasts.accounting.models import Cluster, Department
+
+
+class SequencerPlan(models.Model):
+    """One version of a sequencer rollout plan (schema: ``forecasts/demand/sequencing.py``).
+
+    Plans are versioned by name: editing saves a new row with ``version + 1`` and ``parent``
+    pointing at the version it was edited from; old versions are never changed.
+    """
+
+    name = models.CharField(max_length=200)
+    version = models.PositiveIntegerField(default=1)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children")
+    document = models.JSONField(help_text="the plan as plain data (plan_to_dict)")
+    note = models.CharField(max_length=300, blank=True, help_text="what changed in this version")
+    source = models.CharField(max_length=20, default="command", help_text="command, upload, editor, api, demo")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["name", "version"], name="sequencerplan_one_per_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"
+
+
+class ExternalSeries(models.Model):
+    """A series a planner brings (disk $/TB, sequencing output, a national facility's growth)."""
+
+    class Frequency(models.TextChoices):
+        MONTHLY = "M", "monthly"
+        QUARTERLY = "Q", "quarterly"
+        SEMIANNUAL = "S", "semiannual"
+        ANNUAL = "A", "annual"
+
+    class Aggregate(models.TextChoices):
+        SUM = "sum", "sum (a flow: per-period amounts add up to a year)"
+        MEAN = "mean", "mean (a rate or a price)"
+        LAST = "last", "last (a stock: the year's value is its last period)"
+
+    name = models.CharField(max_length=200, unique=True)
+    units = models.CharField(max_length=60, help_text="e.g. USD/TB, core-hours/month, PB")
+    frequency = models.CharField(max_length=1, choices=Frequency.choices)
+    aggregate = models.CharField(max_length=4, choices=Aggregate.choices, default=Aggregate.MEAN)
+    points = models.JSONField(help_text='[["YYYY-MM-DD", value], ...] as uploaded (period start dates)')
+    description = models.TextField(blank=True)
+    source_name = models.CharField(max_length=300, blank=True, help_text="uploaded file name or provenance")
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "external series"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.units})"
+
+
+class ForecastFit(models.Model):
+    """One stored forecast of one series, with everything needed to trace and re-make it."""
+
+    class Metric(models.TextChoices):
+        CORE_HOURS = "core_hours", "core-hours per month"
+        STORAGE_PB = "storage_pb", "PB stored"
+        JOBS = "jobs", "jobs per month"
+        ACTIVE_USERS = "active_users", "active users per month"
+        EXTERNAL = "external", "external series"
+
+    metric = models.CharField(max_length=20, choices=Metric.choices)
+    cluster = models.ForeignKey(Cluster, null=True, blank=True, on_delete=models.CASCADE,
+                                help_text="empty = all clusters")
+    department = models.ForeignKey(Department, null=True, blank=True, on_delete=models.CASCADE,
+                                   related_name="forecast_fits", help_text="empty = all departments")
+    exclude_department = models.ForeignKey(
+        Department, null=True, blank=True, on_delete=models.CASCADE, related_name="forecast_fits_excluding",
+        help_text="fit everything except this department (the trend part of a combined projection)",
+    )
+    external_series = models.ForeignKey(ExternalSeries, null=True, blank=True, on_delete=models.CASCADE,
+                                        related_name="fits")
+    units = models.CharField(max_length=60)
+    # inputs
+    frequency = models.CharField(max_length=1, default="M")
+    start = models.DateField(help_text="first period of the values used")
+    through = models.DateField(help_text="last period of the values used (history up to this month)")
+    values = models.JSONField(help_text="the values fitted, one per period (null = gap)")
+    options = models.JSONField(default=dict, help_text="horizon, log, family override, backtest origins, seed")
+    # outputs
+    family = models.CharField(max_length=30)
+    selection = models.CharField(max_length=20, help_text="backtest, aicc or override")
+    reason = models.TextField()
+    parameters = models.JSONField(default=dict)
+    errors = models.JSONField(default=dict, help_text="chosen family's MASE, sMAPE, 80% coverage, AICc")
+    yearly = models.JSONField(default=list, help_text="[{year, median, p10, p90, ...}]")
+    result = models.JSONField(help_text="Forecast.to_dict() of forecasts.demand.growth")
+    seconds = models.FloatField(default=0)
+    background_job = models.ForeignKey("planner.BackgroundJob", null=True, blank=True, on_delete=models.SET_NULL)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            # "latest fit of this series" on the forecast pages
+            models.Index(fields=["metric", "cluster", "department", "-created_at"], name="forecastfit_series_latest"),
+        ]
+
+    def __str__(self) -> str:
+        return f"fit #{self.pk} {self.series_label} ({self.family})"
+
+    @property
+    def series_label(self) -> str:
+        if self.external_series_id:
+            return self.external_series.name
+        parts = [self.cluster.name if self.cluster_id else "all clusters"]
+        if self.department_id:
+            parts.append(self.department.code)
+        elif self.exclude_department_id:
+            parts.append(f"all but {self.exclude_department.code}")
+        else:
+            parts.append("all departments")
+        return " / ".join(parts) + f" / {self.metric}"
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON summary the command prints and the API returns."""
+        return {
+            "fit": self.pk,
+            "series": self.series_label,
+            "metric": self.metric,
+            "cluster": self.cluster.name if self.cluster_id else None,
+            "department": self.department.code if self.department_id else None,
+            "exclude_department": self.exclude_department.code if self.exclude_department_id else None,
+            "external_series": self.external_series_id,
+            "units": self.units,
+            "frequency": self.frequency,
+            "history_from": self.start.isoformat(),
+            "history_through": self.through.isoformat(),
+            "periods_used": len(self.values),
+            "family": self.family,
+            "selection": self.selection,
+            "reason": self.reason,
+            "log_scale": self.result.get("log"),
+            "parameters": self.parameters,
+            "backtest": self.errors,
+            "yearly": self.yearly,
+            "options": self.options,
+            "created_at": self.created_at.isoformat() if self.created_at else None,
+            "seconds": round(self.seconds, 3),
+        }

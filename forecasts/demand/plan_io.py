@@ -1,0 +1,232 @@
+"""Sequencing plans to and from dicts, YAML and CSV (pure core, no Django)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import fields
+from datetime import date
+from typing import Any
+
+import yaml
+
+from forecasts.demand.sequencing import (
+    Assay,
+    AssayShare,
+    CountPoint,
+    Instrument,
+    MonthFigures,
+    NodeType,
+    PlanDiffRow,
+    SequencingPlan,
+    Stage,
+    YearFigures,
+    compare_plans,
+    monthly_figures,
+    weekly_output,
+    yearly_figures,
+)
+
+
+def _date(v: Any) -> date:
+    return v if isinstance(v, date) else date.fromisoformat(str(v))
+
+
+def plan_from_dict(d: dict[str, Any]) -> SequencingPlan:
+    """Build a plan from the YAML schema in the module docstring (dates as ISO strings or dates)."""
+    node_types = {
+        n: NodeType(n, float(v["clock_ghz"]), float(v.get("arch_factor", 1.0)), str(v.get("description", "")))
+        for n, v in d["node_types"].items()
+    }
+    assays = {
+        n: Assay(
+            name=n,
+            kind=str(v.get("kind", "custom")),
+            core_hours_per_sample=float(v["core_hours_per_sample"]),
+            node_type=str(v.get("node_type", d["reference_node"])),
+            stages=[
+                Stage(
+                    str(s["name"]),
+                    float(s["gb_per_sample"]),
+                    None if s.get("retention_months") is None else int(s["retention_months"]),
+                    float(s.get("files_per_sample", 0.0)),
+                )
+                for s in v.get("stages", [])
+            ],
+            coverage=None if v.get("coverage") is None else float(v["coverage"]),
+            reanalysis_rate=float(v.get("reanalysis_rate", 0.0)),
+            description=str(v.get("description", "")),
+        )
+        for n, v in d["assays"].items()
+    }
+    instruments = [
+        Instrument(
+            model=str(i["model"]),
+            runs_per_week=float(i["runs_per_week"]),
+            counts=[CountPoint(_date(c["date"]), float(c["count"])) for c in i["counts"]],
+            run_mix=[AssayShare(str(r["assay"]), float(r["samples_per_run"])) for r in i["run_mix"]],
+        )
+        for i in d["instruments"]
+    ]
+    plan = SequencingPlan(
+        name=str(d["name"]),
+        start=_date(d["start"]),
+        end=_date(d["end"]),
+        reference_node=str(d["reference_node"]),
+        node_types=node_types,
+        instruments=instruments,
+        assays=assays,
+        interpolation=str(d.get("interpolation", "linear")),
+        notes=str(d.get("notes", "")),
+    )
+    plan.validate()
+    return plan
+
+
+def plan_to_dict(plan: SequencingPlan) -> dict[str, Any]:
+    """The plan as plain data following the YAML schema (dates as ISO strings)."""
+    return {
+        "name": plan.name,
+        "start": plan.start.isoformat(),
+        "end": plan.end.isoformat(),
+        "interpolation": plan.interpolation,
+        "reference_node": plan.reference_node,
+        "node_types": {
+            n: {"clock_ghz": t.clock_ghz, "arch_factor": t.arch_factor, "description": t.description}
+            for n, t in plan.node_types.items()
+        },
+        "instruments": [
+            {
+                "model": i.model,
+                "runs_per_week": i.runs_per_week,
+                "counts": [{"date": c.date.isoformat(), "count": c.count} for c in i.counts],
+                "run_mix": [{"assay": r.assay, "samples_per_run": r.samples_per_run} for r in i.run_mix],
+            }
+            for i in plan.instruments
+        ],
+        "assays": {
+            n: {
+                "kind": a.kind,
+                "coverage": a.coverage,
+                "core_hours_per_sample": a.core_hours_per_sample,
+                "node_type": a.node_type,
+                "reanalysis_rate": a.reanalysis_rate,
+                "description": a.description,
+                "stages": [
+                    {
+                        "name": s.name,
+                        "gb_per_sample": s.gb_per_sample,
+                        "retention_months": s.retention_months,
+                        "files_per_sample": s.files_per_sample,
+                    }
+                    for s in a.stages
+                ],
+            }
+            for n, a in plan.assays.items()
+        },
+        "notes": plan.notes,
+    }
+
+
+def plan_from_yaml(text: str) -> SequencingPlan:
+    return plan_from_dict(yaml.safe_load(text))
+
+
+def plan_to_yaml(plan: SequencingPlan) -> str:
+    return yaml.safe_dump(plan_to_dict(plan), sort_keys=False, allow_unicode=True)
+
+
+def load_plan(path: str) -> SequencingPlan:
+    with open(path, encoding="utf-8") as fh:
+        return plan_from_yaml(fh.read())
+
+
+def counts_to_csv(plan: SequencingPlan) -> str:
+    """Instrument count schedule as CSV: ``model,date,count``."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["model", "date", "count"])
+    for i in plan.instruments:
+        for c in i.counts:
+            w.writerow([i.model, c.date.isoformat(), repr(c.count)])
+    return buf.getvalue()
+
+
+def counts_from_csv(text: str) -> dict[str, list[CountPoint]]:
+    """Parse ``model,date,count`` rows into count points per model (to replace a plan's schedule)."""
+    out: dict[str, list[CountPoint]] = {}
+    for row in csv.DictReader(io.StringIO(text)):
+        out.setdefault(row["model"], []).append(CountPoint(_date(row["date"]), float(row["count"])))
+    return out
+
+
+def yearly_to_csv(years: list[YearFigures]) -> str:
+    """Yearly figures as CSV, one row per year; dict fields flattened to ``field:key`` columns."""
+    rows = [_flatten(y.to_dict()) for y in years]
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: repr(v) if isinstance(v, float) else v for k, v in r.items()})
+    return buf.getvalue()
+
+
+def yearly_from_csv(text: str) -> list[YearFigures]:
+    """Inverse of ``yearly_to_csv``."""
+    names = {f.name: f for f in fields(YearFigures)}
+    out: list[YearFigures] = []
+    for row in csv.DictReader(io.StringIO(text)):
+        kw: dict[str, Any] = {}
+        for col, val in row.items():
+            if val is None or val == "":
+                continue
+            if ":" in col:
+                fld, key = col.split(":", 1)
+                kw.setdefault(fld, {})[key] = float(val)
+            elif col in ("year", "months"):
+                kw[col] = int(val)
+            else:
+                kw[col] = float(val)
+        for fld in names:
+            if fld not in kw and fld in ("samples", "core_hours_by_node", "new_tb", "stored_tb"):
+                kw[fld] = {}
+        out.append(YearFigures(**kw))
+    return out
+
+
+def _flatten(d: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update({f"{k}:{kk}": vv for kk, vv in v.items()})
+        else:
+            out[k] = v
+    return out
+
+
+__all__ = [
+    "Assay",
+    "AssayShare",
+    "CountPoint",
+    "Instrument",
+    "MonthFigures",
+    "NodeType",
+    "PlanDiffRow",
+    "SequencingPlan",
+    "Stage",
+    "YearFigures",
+    "compare_plans",
+    "counts_from_csv",
+    "counts_to_csv",
+    "load_plan",
+    "monthly_figures",
+    "plan_from_dict",
+    "plan_from_yaml",
+    "plan_to_dict",
+    "plan_to_yaml",
+    "weekly_output",
+    "yearly_figures",
+    "yearly_from_csv",
+    "yearly_to_csv",
+]

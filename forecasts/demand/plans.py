@@ -1,0 +1,242 @@
+"""Sequencer plans in the database: import (YAML, or a counts CSV onto an existing plan), new
+versions on edit, derived figures, comparison, and the combined projection with a usage trend.
+
+The arithmetic is the pure core's (``forecasts/demand/sequencing.py``); this module loads and stores.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import yaml
+from django.db import transaction
+
+from forecasts.demand.models import ForecastFit, SequencerPlan
+from forecasts.demand.plan_io import counts_from_csv, plan_from_dict, plan_to_dict
+from forecasts.demand.sequencing import SequencingPlan, YearFigures, compare_plans, monthly_figures, yearly_figures
+from forecasts.units import TB_PER_PB, convert_core_hours
+
+
+class PlanError(ValueError):
+    """A plan that cannot be read or saved; the message names the file or field."""
+
+
+def plan_parse(text: str, *, name: str = "the plan") -> SequencingPlan:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise PlanError(f"{name}: not valid YAML: {str(exc).splitlines()[0]}") from exc
+    if not isinstance(data, dict):
+        raise PlanError(f"{name}: expected a mapping with name, start, end, instruments, assays")
+    return plan_from_document(data, name=name)
+
+
+def plan_from_document(data: dict[str, Any], *, name: str = "the plan") -> SequencingPlan:
+    try:
+        return plan_from_dict(data)
+    except KeyError as exc:
+        raise PlanError(f"{name}: missing field {exc.args[0]!r}") from exc
+    except (TypeError, ValueError) as exc:
+        raise PlanError(f"{name}: {exc}") from exc
+
+
+def latest_version(name: str) -> SequencerPlan | None:
+    return SequencerPlan.objects.filter(name=name).order_by("-version").first()
+
+
+@transaction.atomic
+def plan_save(plan: SequencingPlan, *, user: Any = None, note: str = "", source: str = "command",
+              parent: SequencerPlan | None = None) -> tuple[SequencerPlan, bool]:
+    """Store ``plan`` as a new version of its name unless the latest version is identical.
+
+    Returns (row, created).  Versions are never edited in place.
+    """
+    document = plan_to_dict(plan)
+    current = latest_version(plan.name)
+    if current is not None and current.document == document:
+        return current, False
+    row = SequencerPlan.objects.create(
+        name=plan.name,
+        version=(current.version + 1) if current else 1,
+        parent=parent or current,
+        document=document,
+        note=note,
+        source=source,
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+    )
+    return row, True
+
+
+def plan_import_file(path: str | Path, *, base: str | None = None, user: Any = None,
+                     source: str = "command") -> tuple[SequencerPlan, bool]:
+    """Import a YAML plan, or a ``model,date,count`` CSV that replaces the instrument counts of
+    the latest version of the plan named ``base``."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PlanError(f"{p}: cannot read: {exc.strerror}") from exc
+    if p.suffix.lower() == ".csv":
+        return plan_import_counts_csv(text, base=base, user=user, source=source, name=p.name)
+    plan = plan_parse(text, name=p.name)
+    return plan_save(plan, user=user, note=f"imported from {p.name}", source=source)
+
+
+def plan_import_counts_csv(text: str, *, base: str | None, user: Any = None, source: str = "command",
+                           name: str = "the CSV") -> tuple[SequencerPlan, bool]:
+    if not base:
+        raise PlanError(f"{name}: a counts CSV (model,date,count) updates an existing plan: give its name "
+                        "(--plan NAME)")
+    current = latest_version(base)
+    if current is None:
+        raise PlanError(f"{name}: no plan named {base!r}; import its YAML first")
+    try:
+        counts = counts_from_csv(text)
+    except (KeyError, ValueError) as exc:
+        raise PlanError(f"{name}: expected columns model,date,count: {exc}") from exc
+    doc = dict(current.document)
+    models = {i["model"] for i in doc["instruments"]}
+    unknown = set(counts) - models
+    if unknown:
+        raise PlanError(f"{name}: unknown instrument model(s) {', '.join(sorted(unknown))}; "
+                        f"the plan has {', '.join(sorted(models))}")
+    doc["instruments"] = [
+        {**i, "counts": [{"date": c.date.isoformat(), "count": c.count} for c in counts[i["model"]]]}
+        if i["model"] in counts else i
+        for i in doc["instruments"]
+    ]
+    plan = plan_from_document(doc, name=name)
+    return plan_save(plan, user=user, note=f"instrument counts from {name}", source=source, parent=current)
+
+
+def plan_of(row: SequencerPlan) -> SequencingPlan:
+    return plan_from_dict(row.document)
+
+
+def plan_years(row_or_plan: SequencerPlan | SequencingPlan) -> list[YearFigures]:
+    plan = plan_of(row_or_plan) if isinstance(row_or_plan, SequencerPlan) else row_or_plan
+    return yearly_figures(plan)
+
+
+def plan_summary(row: SequencerPlan) -> dict[str, Any]:
+    """What the import command prints and the API returns: the yearly figures that matter."""
+    plan = plan_of(row)
+    years = yearly_figures(plan)
+    ref = plan.node_types[plan.reference_node]
+    return {
+        "plan": row.pk,
+        "name": row.name,
+        "version": row.version,
+        "reference_node": plan.reference_node,
+        "reference_clock_ghz": ref.clock_ghz,
+        "convention": core_hour_convention(plan),
+        "years": [
+            {
+                "year": y.year,
+                "instruments_end": round(y.instruments_end, 3),
+                "samples": round(y.samples_total, 1),
+                "genomes_per_day_peak": round(y.genomes_per_day_peak, 2),
+                "core_hours_ref": round(y.core_hours_ref, 1),
+                "core_hours_by_node": {k: round(v, 1) for k, v in y.core_hours_by_node.items()},
+                "new_tb": round(y.new_tb_total, 2),
+                "stored_pb": round(y.stored_pb_total, 4),
+                "daily_ingest_tb_peak": round(y.daily_ingest_tb_peak, 3),
+            }
+            for y in years
+        ],
+    }
+
+
+def core_hour_convention(plan: SequencingPlan) -> str:
+    ref = plan.node_types[plan.reference_node]
+    return (f"core-hours on the reference core '{plan.reference_node}' ({ref.clock_ghz:g} GHz, arch factor "
+            f"{ref.arch_factor:g}); other node types converted linearly by clock x architecture factor")
+
+
+def plan_monthly_by_assay(plan: SequencingPlan) -> dict[str, Any]:
+    """Monthly reference core-hours split by assay (new samples + re-analysis), for stacking."""
+    months = monthly_figures(plan)
+    ref_by_assay: dict[str, list[float]] = {n: [] for n in plan.assays}
+    # per-assay core-hours: recompute shares from samples (re-analysis shares follow the cohort)
+    from forecasts.demand.sequencing import _to_ref  # the same conversion the core uses
+
+    cohort = {n: 0.0 for n in plan.assays}
+    for m in months:
+        days = (date(m.month.year + (m.month.month == 12), m.month.month % 12 + 1, 1) - m.month).days
+        for n, a in plan.assays.items():
+            re_run = a.reanalysis_rate * cohort[n] * days / 365.0
+            ref_by_assay[n].append((m.samples[n] + re_run) * _to_ref(plan, a))
+        for n in plan.assays:
+            cohort[n] += m.samples[n]
+    return {"months": [m.month.isoformat() for m in months], "core_hours_ref": ref_by_assay,
+            "stored_pb": [m.stored_tb_total / TB_PER_PB for m in months]}
+
+
+def plans_compare(a: SequencerPlan, b: SequencerPlan) -> list[dict[str, Any]]:
+    return [
+        {"year": r.year, "metric": r.metric, "a": r.a, "b": r.b, "delta": r.delta, "change": r.change}
+        for r in compare_plans(plan_of(a), plan_of(b))
+    ]
+
+
+def combined_projection(
+    *, plan_row: SequencerPlan | None, core_fit: ForecastFit | None, storage_fit: ForecastFit | None = None,
+    cluster_clock_ghz: float | None = None, cluster_arch_factor: float = 1.0, mode: str = "both",
+) -> dict[str, Any]:
+    """Per year: genomics from the plan plus everything else from the trend (``mode='both'``), or the
+    trend alone (``'trend'``) or the plan alone (``'plan'``).
+
+    Core-hours are on the plan's reference core; the trend's core-hours (on the cluster's cores,
+    ``cluster_clock_ghz``, defaulting to the reference clock) are converted linearly.  The
+    trend's p10/p90 are carried; the plan is a scenario without its own spread, so it shifts
+    the trend's quantiles.  PB: plan storage held at year end plus the storage trend's.
+    """
+    if mode not in ("both", "trend", "plan"):
+        raise ValueError("mode must be both, trend or plan")
+    plan = plan_of(plan_row) if plan_row else None
+    ref_name = plan.reference_node if plan else None
+    ref_clock = plan.node_types[plan.reference_node].clock_ghz if plan else (cluster_clock_ghz or 1.0)
+    ref_arch = plan.node_types[plan.reference_node].arch_factor if plan else 1.0
+    clock = cluster_clock_ghz or ref_clock
+    factor = convert_core_hours(1.0, from_clock_ghz=clock, to_clock_ghz=ref_clock,
+                                from_arch_factor=cluster_arch_factor, to_arch_factor=ref_arch)
+    plan_years_ = {y.year: y for y in yearly_figures(plan)} if plan and mode != "trend" else {}
+    trend_ch = {y["year"]: y for y in core_fit.yearly} if core_fit and mode != "plan" else {}
+    trend_pb = {y["year"]: y for y in storage_fit.yearly} if storage_fit and mode != "plan" else {}
+    rows = []
+    for year in sorted(set(plan_years_) | set(trend_ch) | set(trend_pb)):
+        py = plan_years_.get(year)
+        t = trend_ch.get(year)
+        s = trend_pb.get(year)
+        plan_ch = py.core_hours_ref if py else 0.0
+        plan_pb = py.stored_pb_total if py else 0.0
+        row = {
+            "year": year,
+            "plan_core_hours_ref": plan_ch,
+            "trend_core_hours_ref": {k: t[k] * factor for k in ("median", "p10", "p90")} if t else None,
+            "plan_stored_pb": plan_pb,
+            "trend_stored_pb": {k: s[k] for k in ("median", "p10", "p90")} if s else None,
+        }
+        row["core_hours_ref"] = {k: plan_ch + (row["trend_core_hours_ref"][k] if t else 0.0)
+                                 for k in ("median", "p10", "p90")}
+        row["stored_pb"] = {k: plan_pb + (s[k] if s else 0.0) for k in ("median", "p10", "p90")}
+        rows.append(row)
+    convention = (
+        core_hour_convention(plan) if plan
+        else "core-hours on the cluster's own cores (no plan: no reference core chosen)"
+    )
+    if core_fit and plan:
+        convention += f"; usage trend converted from {clock:g} GHz cores (x {factor:.4f})"
+    return {
+        "mode": mode,
+        "reference_node": ref_name,
+        "reference_clock_ghz": ref_clock,
+        "convention": convention,
+        "storage_convention": "decimal PB (10^15 bytes) held at year end",
+        "plan": plan_row.pk if plan_row else None,
+        "core_fit": core_fit.pk if core_fit else None,
+        "storage_fit": storage_fit.pk if storage_fit else None,
+        "years": rows,
+    }

@@ -1,0 +1,403 @@
+"""Usage series for forecasting, and fitting them: build, fit with the pure core, store.
+
+Series are monthly (UTC calendar months by job end, as UsageMonthly):
+
+- ``core_hours``: allocated core-hours on the cluster's own cores;
+- ``jobs``: jobs finished in the month;
+- ``active_users``: distinct scheduler user names with at least one job in the month;
+- ``storage_pb``: decimal PB held, the last storage snapshot of each month (a stock).
+
+Missing months between the first and the last month of history are zeros for flows (no job
+ended then) and gaps for storage (no scan taken).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import numpy as np
+from django.apps import apps
+from django.db.models import Count, Sum
+
+from forecasts.accounting.models import Cluster, Department, UsageMonthly
+from forecasts.demand.growth import add_months, forecast_series
+from forecasts.demand.models import ExternalSeries, ForecastFit
+from forecasts.units import BYTES_PER_TB, TB_PER_PB
+
+METRICS = ("core_hours", "storage_pb", "jobs", "active_users")
+UNITS = {
+    "core_hours": "core-hours/month",
+    "storage_pb": "PB stored",
+    "jobs": "jobs/month",
+    "active_users": "active users/month",
+}
+AGGREGATE = {"core_hours": "sum", "jobs": "sum", "active_users": "mean", "storage_pb": "last"}
+NO_STORAGE = "no storage scans loaded: load one with python manage.py ingest_storage_scan"
+DEFAULT_HORIZON = 36
+DEFAULT_ORIGINS = 12
+
+
+class SeriesError(ValueError):
+    """A series cannot be built or fitted; the message says what to load or change."""
+
+
+@dataclass
+class SeriesSpec:
+    """Which usage series: metric on a cluster (None = all), one department or all but one."""
+
+    metric: str
+    cluster: Cluster | None = None
+    department: Department | None = None
+    exclude_department: Department | None = None
+
+    @property
+    def label(self) -> str:
+        who = (
+            self.department.code if self.department
+            else f"all but {self.exclude_department.code}" if self.exclude_department
+            else "all departments"
+        )
+        return f"{self.cluster.name if self.cluster else 'all clusters'} / {who} / {self.metric}"
+
+
+@dataclass
+class MonthlySeries:
+    start: date
+    values: list[float]  # NaN = gap
+    units: str
+
+    @property
+    def through(self) -> date:
+        return add_months(self.start, len(self.values) - 1)
+
+
+def spec_from_names(*, metric: str, cluster: str | None = None, department: str | None = None,
+                    exclude_department: str | None = None) -> SeriesSpec:
+    """Resolve names to rows with messages a person can act on."""
+    if metric not in METRICS:
+        raise SeriesError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
+    spec = SeriesSpec(metric)
+    if cluster:
+        spec.cluster = Cluster.objects.filter(name=cluster).first()
+        if spec.cluster is None:
+            known = ", ".join(Cluster.objects.values_list("name", flat=True)) or "none loaded yet"
+            raise SeriesError(f"unknown cluster {cluster!r} (known: {known})")
+    for attr, code in (("department", department), ("exclude_department", exclude_department)):
+        if code:
+            dept = Department.objects.filter(code=code).first()
+            if dept is None:
+                raise SeriesError(f"unknown department code {code!r}")
+            setattr(spec, attr, dept)
+    return spec
+
+
+def _usage_rows(spec: SeriesSpec) -> Any:
+    rows = UsageMonthly.objects.all()
+    if spec.cluster:
+        rows = rows.filter(cluster=spec.cluster)
+    if spec.department:
+        rows = rows.filter(department=spec.department)
+    if spec.exclude_department:
+        rows = rows.exclude(department=spec.exclude_department)
+    return rows
+
+
+def _months_between(first: date, last: date) -> int:
+    return (last.year - first.year) * 12 + last.month - first.month + 1
+
+
+def _regular(points: dict[date, float], fill: float) -> MonthlySeries | None:
+    if not points:
+        return None
+    first, last = min(points), max(points)
+    n = _months_between(first, last)
+    values = [points.get(add_months(first, i), fill) for i in range(n)]
+    return MonthlySeries(first, [float(v) for v in values], "")
+
+
+def storage_snapshot_model() -> Any:
+    """The StorageSnapshot model when the storage-scan capability is installed, else None."""
+    try:
+        return apps.get_model("forecasts", "StorageSnapshot")
+    except LookupError:
+        return None
+
+
+def _storage_points(spec: SeriesSpec) -> dict[date, float]:
+    """PB held per month: for each file system its last completed scan of the month, carried
+    forward through months without a scan, summed over file systems."""
+    model = storage_snapshot_model()
+    if model is None:
+        raise SeriesError(NO_STORAGE)
+    if spec.department or spec.exclude_department:
+        raise SeriesError("storage_pb is forecast for the whole file system; per-department storage "
+                          "series are not available yet")
+    snaps = model.objects.all()
+    if "status" in {f.name for f in model._meta.get_fields()}:
+        snaps = snaps.filter(status="completed")
+    per_fs: dict[Any, dict[date, float]] = {}
+    for fs, taken_on, total in snaps.order_by("taken_on", "pk").values_list("filesystem_id", "taken_on",
+                                                                             "bytes_total"):
+        day = taken_on.date() if hasattr(taken_on, "date") else taken_on
+        per_fs.setdefault(fs, {})[day.replace(day=1)] = float(total)  # the month's last scan wins
+    if not per_fs:
+        raise SeriesError(NO_STORAGE)
+    first = min(min(m) for m in per_fs.values())
+    last = max(max(m) for m in per_fs.values())
+    points: dict[date, float] = {}
+    held = dict.fromkeys(per_fs, 0.0)
+    for i in range(_months_between(first, last)):
+        month = add_months(first, i)
+        for fs, months in per_fs.items():
+            if month in months:
+                held[fs] = months[month]
+        points[month] = sum(held.values()) / BYTES_PER_TB / TB_PER_PB
+    return points
+
+
+def monthly_series(spec: SeriesSpec, *, through: date | None = None) -> MonthlySeries:
+    """The monthly series of ``spec``, optionally cut at ``through`` (a month, inclusive)."""
+    if spec.metric == "storage_pb":
+        points = _storage_points(spec)
+        fill = float("nan")
+    else:
+        rows = _usage_rows(spec)
+        if through:
+            rows = rows.filter(month__lte=through)
+        if spec.metric == "active_users":
+            agg = rows.values("month").annotate(v=Count("identity__user", distinct=True))
+        else:
+            agg = rows.values("month").annotate(v=Sum(spec.metric))
+        points = {r["month"].replace(day=1): float(r["v"] or 0) for r in agg}
+        fill = 0.0
+    if through:
+        points = {m: v for m, v in points.items() if m <= through}
+    series = _regular(points, fill)
+    if series is None:
+        if spec.metric == "storage_pb":
+            raise SeriesError(NO_STORAGE)
+        raise SeriesError(f"no usage for {spec.label}: load accounting logs with "
+                          "python manage.py ingest_accounting --format FORMAT --cluster NAME PATH")
+    series.units = UNITS[spec.metric]
+    return series
+
+
+def usage_series_options() -> dict[str, list[Any]]:
+    """What the series picker offers: clusters and departments with usage, and the metrics."""
+    clusters = list(Cluster.objects.filter(usagemonthly__isnull=False).distinct().values_list("name", flat=True))
+    depts = list(
+        Department.objects.filter(usage__isnull=False).distinct().order_by("name").values_list("code", "name")
+    )
+    return {"clusters": clusters, "departments": depts, "metrics": list(METRICS)}
+
+
+def _fit_record(
+    forecast: dict[str, Any], *, start: date, values: list[float], frequency: str, units: str,
+    options: dict[str, Any], seconds: float, **fields: Any,
+) -> ForecastFit:
+    chosen = next(f for f in forecast["fits"] if f["family"] == forecast["family"])
+    through = date.fromisoformat(forecast["history_dates"][-1])
+    return ForecastFit.objects.create(
+        frequency=frequency,
+        start=start,
+        through=through,
+        values=[None if not np.isfinite(v) else float(v) for v in values],
+        options=options,
+        units=units,
+        family=forecast["family"],
+        selection=forecast["selection"],
+        reason=forecast["reason"],
+        parameters=chosen["params"],
+        errors={
+            "mase": chosen["mase"],
+            "smape": chosen["smape"],
+            "coverage80": chosen["coverage80"],
+            "aicc": chosen["aicc"],
+            "origins": chosen["backtest_origins"],
+            "horizon": forecast["backtest_horizon"],
+        },
+        yearly=[
+            {k: y[k] for k in ("year", "median", "p10", "p90", "periods_observed", "periods_forecast", "complete")}
+            for y in forecast["yearly"]
+        ],
+        result=forecast,
+        seconds=seconds,
+        **fields,
+    )
+
+
+def run_forecast(values: list[float], *, start: date, frequency: str, horizon: int, aggregate: str,
+                 family: str | None = None, log: bool | None = None, backtest_origins: int = DEFAULT_ORIGINS,
+                 seed: int = 0, capacity: float | None = None) -> tuple[dict[str, Any], float]:
+    """Call the pure core; returns (Forecast.to_dict(), seconds)."""
+    t0 = time.perf_counter()
+    try:
+        fc = forecast_series(
+            values, start=start, horizon=horizon, frequency=frequency, backtest_origins=backtest_origins,
+            family=family or None, log=log, aggregate=aggregate, seed=seed, capacity=capacity,
+        )
+    except ValueError as exc:
+        raise SeriesError(str(exc)) from exc
+    return fc.to_dict(), time.perf_counter() - t0
+
+
+def forecast_fit_create(
+    spec: SeriesSpec, *, horizon_months: int = DEFAULT_HORIZON, through: date | None = None,
+    family: str | None = None, log: bool | None = None, backtest_origins: int = DEFAULT_ORIGINS,
+    seed: int = 0, user: Any = None, background_job: Any = None,
+) -> ForecastFit:
+    """Build the usage series, forecast it and store the fit with its inputs."""
+    series = monthly_series(spec, through=through)
+    options = {"horizon": horizon_months, "log": log, "family_override": family,
+               "backtest_origins": backtest_origins, "seed": seed, "through_requested":
+               through.isoformat() if through else None}
+    result, seconds = run_forecast(
+        series.values, start=series.start, frequency="M", horizon=horizon_months,
+        aggregate=AGGREGATE[spec.metric], family=family, log=log, backtest_origins=backtest_origins, seed=seed,
+    )
+    return _fit_record(
+        result, start=series.start, values=series.values, frequency="M", units=series.units, options=options,
+        seconds=seconds, metric=spec.metric, cluster=spec.cluster, department=spec.department,
+        exclude_department=spec.exclude_department, created_by=user if getattr(user, "is_authenticated", False)
+        else None, background_job=background_job,
+    )
+
+
+def external_fit_create(
+    series: ExternalSeries, *, horizon: int, family: str | None = None, log: bool | None = None,
+    backtest_origins: int = DEFAULT_ORIGINS, seed: int = 0, user: Any = None,
+) -> ForecastFit:
+    from forecasts.demand.external import regular_values
+
+    start, values = regular_values(series)
+    options = {"horizon": horizon, "log": log, "family_override": family,
+               "backtest_origins": backtest_origins, "seed": seed}
+    result, seconds = run_forecast(
+        values, start=start, frequency=series.frequency, horizon=horizon, aggregate=series.aggregate,
+        family=family, log=log, backtest_origins=backtest_origins, seed=seed,
+    )
+    return _fit_record(
+        result, start=start, values=values, frequency=series.frequency, units=series.units, options=options,
+        seconds=seconds, metric=ForecastFit.Metric.EXTERNAL, external_series=series,
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+    )
+
+
+def latest_fit(spec: SeriesSpec) -> ForecastFit | None:
+    return (
+        ForecastFit.objects.filter(
+            metric=spec.metric, cluster=spec.cluster, department=spec.department,
+            exclude_department=spec.exclude_department,
+        )
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def refit_fit(fit: ForecastFit, *, family: str | None = None, user: Any = None) -> ForecastFit:
+    """Re-make a fit from its stored settings, optionally overriding the family."""
+    opts = fit.options or {}
+    if fit.external_series_id:
+        return external_fit_create(
+            fit.external_series, horizon=opts.get("horizon", 10), family=family, log=opts.get("log"),
+            backtest_origins=opts.get("backtest_origins", DEFAULT_ORIGINS), seed=opts.get("seed", 0), user=user,
+        )
+    spec = SeriesSpec(fit.metric, fit.cluster, fit.department, fit.exclude_department)
+    through = opts.get("through_requested")
+    return forecast_fit_create(
+        spec, horizon_months=opts.get("horizon", DEFAULT_HORIZON),
+        through=date.fromisoformat(through) if through else None, family=family, log=opts.get("log"),
+        backtest_origins=opts.get("backtest_origins", DEFAULT_ORIGINS), seed=opts.get("seed", 0), user=user,
+    )
+
+
+def year_ago_backtest(fit: ForecastFit, months: int | None = None) -> dict[str, Any] | None:
+    """'What we would have predicted a year ago, and what happened': the chosen family refitted on
+    the history without its last 12 periods (4 quarters, 2 halves, 3 years), forecast over them."""
+    per_year = {"M": 12, "Q": 4, "S": 2, "A": 3}.get(fit.frequency, 12)
+    hold = months or per_year
+    values = [np.nan if v is None else float(v) for v in fit.values]
+    if sum(np.isfinite(values[:-hold])) < 6:
+        return None
+    try:
+        fc = forecast_series(
+            values[:-hold], start=fit.start, horizon=hold, frequency=fit.frequency, backtest_origins=0,
+            family=fit.family, log=fit.result.get("log"), n_boot=300, seed=fit.options.get("seed", 0),
+        ).to_dict()
+    except ValueError:
+        return None
+    actual = values[-hold:]
+    steps = fc["steps"]
+    inside = [s["p10"] <= a <= s["p90"] for s, a in zip(steps, actual, strict=True) if np.isfinite(a)]
+    return {
+        "origin": fc["history_dates"][-1],
+        "dates": [s["date"] for s in steps],
+        "median": [s["median"] for s in steps],
+        "p10": [s["p10"] for s in steps],
+        "p90": [s["p90"] for s in steps],
+        "p2_5": [s["p2_5"] for s in steps],
+        "p97_5": [s["p97_5"] for s in steps],
+        "actual": [None if not np.isfinite(a) else a for a in actual],
+        "coverage80": (sum(inside) / len(inside)) if inside else None,
+    }
+
+
+def capacity_core_hours_per_month(cluster: Cluster | None) -> list[tuple[date, float]]:
+    """The cluster's capacity as core-hours per month (cores x 730 h), dated, from ClusterCapacity."""
+    from forecasts.accounting.models import ClusterCapacity
+    from forecasts.units import HOURS_PER_YEAR
+
+    rows = ClusterCapacity.objects.all()
+    if cluster is not None:
+        rows = rows.filter(cluster=cluster)
+    else:
+        return []
+    return [(r.effective_from, r.cores * HOURS_PER_YEAR / 12) for r in rows.order_by("effective_from")]
+
+
+def series_month_totals(spec: SeriesSpec) -> list[dict[str, Any]]:
+    """Monthly values as rows (for hand checks and CSV of the history)."""
+    s = monthly_series(spec)
+    return [{"month": add_months(s.start, i).isoformat(), "value": v} for i, v in enumerate(s.values)]
+
+
+__all__ = [
+    "METRICS",
+    "NO_STORAGE",
+    "UNITS",
+    "MonthlySeries",
+    "SeriesError",
+    "SeriesSpec",
+    "capacity_core_hours_per_month",
+    "external_fit_create",
+    "forecast_fit_create",
+    "latest_fit",
+    "monthly_series",
+    "refit_fit",
+    "run_forecast",
+    "spec_from_names",
+    "usage_series_options",
+    "year_ago_backtest",
+]
+
+
+def refit_targets() -> list[SeriesSpec]:
+    """Every series worth fitting: per cluster (and all clusters) x (all departments and each
+    department with usage) x usage metric, plus storage when scans are loaded."""
+    clusters: list[Cluster | None] = [None, *Cluster.objects.filter(usagemonthly__isnull=False).distinct()]
+    depts: list[Department | None] = [None, *Department.objects.filter(usage__isnull=False).distinct()]
+    # the (cluster, department) pairs with usage, in one query rather than one per pair
+    used = set(UsageMonthly.objects.order_by().values_list("cluster_id", "department_id").distinct())
+    out = []
+    for c in clusters:
+        for d in depts:
+            if c is not None and d is not None and (c.pk, d.pk) not in used:
+                continue
+            out += [SeriesSpec(m, c, d) for m in ("core_hours", "jobs", "active_users")]
+    model = storage_snapshot_model()
+    if model is not None and model.objects.exists():
+        out.append(SeriesSpec("storage_pb"))
+    return out

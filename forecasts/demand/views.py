@@ -1,0 +1,267 @@
+"""Forecast pages (planners and admins only): series picker, fan chart, model table, backtest,
+yearly figures with CSV, combined projection, external series.  Views load, call services,
+render; the figures come from forecasts/demand/charts.py."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from forecasts.demand import charts
+from forecasts.demand.external import ExternalSeriesError, external_series_create, forecast_csv
+from forecasts.demand.growth import ALL_FAMILIES
+from forecasts.demand.models import ExternalSeries, ForecastFit, SequencerPlan
+from forecasts.demand.plans import combined_projection, plan_monthly_by_assay, plan_of
+from forecasts.demand.series import (
+    METRICS,
+    SeriesError,
+    SeriesSpec,
+    capacity_core_hours_per_month,
+    external_fit_create,
+    forecast_fit_create,
+    refit_fit,
+    spec_from_names,
+    storage_snapshot_model,
+    usage_series_options,
+    year_ago_backtest,
+)
+from planner.jobs.models import BackgroundJob
+from planner.jobs.services import job_start
+from planner.roles import planner_required
+
+
+def _int(value: Any, default: int, lo: int, hi: int) -> int:
+    try:
+        return max(lo, min(hi, int(value)))
+    except (TypeError, ValueError):
+        return default
+
+
+@planner_required
+def overview(request: HttpRequest) -> HttpResponse:
+    """Series picker, recent fits, refit-all, links to plans and external series."""
+    options = usage_series_options()
+    error = None
+    if request.method == "POST":
+        try:
+            spec = spec_from_names(metric=request.POST.get("metric", "core_hours"),
+                                   cluster=request.POST.get("cluster") or None,
+                                   department=request.POST.get("department") or None)
+            fit = forecast_fit_create(spec, horizon_months=_int(request.POST.get("horizon"), 36, 1, 120),
+                                      user=request.user)
+        except SeriesError as exc:
+            error = str(exc)
+        else:
+            return redirect("forecast-fit", pk=fit.pk)
+    fits = ForecastFit.objects.filter(external_series__isnull=True).select_related(
+        "cluster", "department", "exclude_department")[:30]
+    refit_job = BackgroundJob.objects.filter(kind="forecast_refit_all").first()
+    return render(request, "forecasts/overview.html", {
+        "options": options, "metrics": METRICS, "fits": fits, "error": error,
+        "plans": SequencerPlan.objects.order_by("name", "-version").distinct("name")[:20],
+        "series": ExternalSeries.objects.all()[:20],
+        "refit_job": refit_job,
+        "storage_loaded": storage_snapshot_model() is not None,
+    })
+
+
+@planner_required
+@require_POST
+def refit_all(request: HttpRequest) -> HttpResponse:
+    from forecasts.demand.tasks import refit_all_series
+
+    job = job_start(kind="forecast_refit_all", label="Refit every cluster x department x metric",
+                    task=refit_all_series, params={"horizon": _int(request.POST.get("horizon"), 36, 1, 120)},
+                    user=request.user, unit="series")
+    return redirect("job", pk=job.pk)
+
+
+def _plan_for_stack(fit: ForecastFit, plan_id: str | None) -> SequencerPlan | None:
+    if fit.metric != "core_hours":
+        return None
+    if plan_id == "none":
+        return None
+    if plan_id:
+        return SequencerPlan.objects.filter(pk=_int(plan_id, 0, 0, 10**9)).first()
+    # by default, the newest plan whose months overlap the chart (history + forecast)
+    end = fit.result["steps"][-1]["date"] if fit.result["steps"] else fit.through.isoformat()
+    for row in SequencerPlan.objects.order_by("-created_at")[:20]:
+        if row.document["start"] <= end and row.document["end"] >= fit.start.isoformat():
+            return row
+    return None
+
+
+@planner_required
+def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """The fan chart page of one stored fit."""
+    fit = get_object_or_404(ForecastFit.objects.select_related("cluster", "department", "external_series"), pk=pk)
+    if request.method == "POST":
+        family = request.POST.get("family") or None
+        if family and family not in ALL_FAMILIES:
+            raise Http404
+        try:
+            new = refit_fit(fit, family=family, user=request.user)
+        except SeriesError as exc:
+            messages.error(request, str(exc))
+            return redirect("forecast-fit", pk=fit.pk)
+        return redirect("forecast-fit", pk=new.pk)
+    result = fit.result
+    plan_row = _plan_for_stack(fit, request.GET.get("plan"))
+    stack = plan_monthly_by_assay(plan_of(plan_row)) if plan_row else None
+    convention = ""
+    if fit.metric == "core_hours":
+        convention = "cluster's own cores"
+        if plan_row:
+            ref = plan_row.document["reference_node"]
+            convention += f"; plan stack on reference core {ref}"
+    fan = charts.fan_chart(
+        result, units=fit.units, title=f"{fit.series_label}: history, fits and {fit.family} forecast",
+        convention=convention, capacity=capacity_core_hours_per_month(fit.cluster) if fit.metric == "core_hours"
+        else None, plan_stack=stack,
+    )
+    bt = year_ago_backtest(fit)
+    bt_fig = None
+    if bt:
+        window = len(bt["dates"]) * 3
+        bt_fig = charts.backtest_chart(bt, history=charts.history_window(result, window), units=fit.units,
+                                       title="What we would have predicted a year ago, and what happened")
+    return render(request, "forecasts/fit.html", {
+        "fit": fit, "result": result, "fan": fan, "bt": bt, "bt_fig": bt_fig, "families": ALL_FAMILIES,
+        "plan_row": plan_row, "plans": SequencerPlan.objects.all()[:30],
+        "chosen": next(f for f in result["fits"] if f["family"] == fit.family),
+        "versions": ForecastFit.objects.filter(
+            metric=fit.metric, cluster=fit.cluster, department=fit.department,
+            exclude_department=fit.exclude_department, external_series=fit.external_series,
+        ).exclude(pk=fit.pk)[:10],
+    })
+
+
+@planner_required
+def fit_yearly_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    fit = get_object_or_404(ForecastFit, pk=pk)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["fit", "series", "units", "family", "year", "median", "p10", "p90", "periods_observed",
+                "periods_forecast", "complete", "history_through", "fitted_at"])
+    for y in fit.yearly:
+        w.writerow([fit.pk, fit.series_label, fit.units, fit.family, y["year"], y["median"], y["p10"], y["p90"],
+                    y["periods_observed"], y["periods_forecast"], y["complete"], fit.through.isoformat(),
+                    fit.created_at.isoformat()])
+    resp = HttpResponse(buf.getvalue(), content_type="text/csv")
+    resp["Content-Disposition"] = f'attachment; filename="forecast-{fit.pk}-yearly.csv"'
+    return resp
+
+
+@planner_required
+def fit_forecast_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    fit = get_object_or_404(ForecastFit, pk=pk)
+    resp = HttpResponse(forecast_csv(fit.result, fit.units), content_type="text/csv")
+    resp["Content-Disposition"] = f'attachment; filename="forecast-{fit.pk}.csv"'
+    return resp
+
+
+@planner_required
+def combined(request: HttpRequest) -> HttpResponse:
+    """Per year: genomics from a sequencer plan + everything else from a usage trend."""
+    plans = SequencerPlan.objects.all()
+    core_fits = ForecastFit.objects.filter(metric="core_hours").select_related(
+        "cluster", "department", "exclude_department")[:50]
+    storage_fits = ForecastFit.objects.filter(metric="storage_pb")[:20]
+    g = request.GET
+    plan_row = plans.filter(pk=_int(g.get("plan"), 0, 0, 10**9)).first() if g.get("plan") else plans.first()
+    core_fit = core_fits.filter(pk=_int(g.get("fit"), 0, 0, 10**9)).first() if g.get("fit") else (
+        ForecastFit.objects.filter(metric="core_hours").exclude(exclude_department=None).first()
+        or ForecastFit.objects.filter(metric="core_hours").first())
+    storage_fit = storage_fits.filter(pk=_int(g.get("storage_fit"), 0, 0, 10**9)).first() if g.get(
+        "storage_fit") else None
+    mode = g.get("mode", "both") if g.get("mode") in ("both", "trend", "plan") else "both"
+    try:
+        clock = float(g["clock"]) if g.get("clock") else None
+    except ValueError:
+        clock = None
+    projection = None
+    if plan_row or core_fit:
+        projection = combined_projection(plan_row=plan_row, core_fit=core_fit, storage_fit=storage_fit,
+                                         cluster_clock_ghz=clock, mode=mode)
+    return render(request, "forecasts/combined.html", {
+        "plans": plans, "core_fits": core_fits, "storage_fits": storage_fits, "plan_row": plan_row,
+        "core_fit": core_fit, "storage_fit": storage_fit, "mode": mode, "clock": clock,
+        "projection": projection, "fig": charts.combined_chart(projection) if projection else None,
+    })
+
+
+@planner_required
+def series_list(request: HttpRequest) -> HttpResponse:
+    """External series: the list and the upload form."""
+    error = None
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        try:
+            if upload is None:
+                raise ExternalSeriesError("choose a CSV file to upload")
+            text = upload.read().decode("utf-8-sig", errors="replace")
+            series = external_series_create(
+                name=request.POST.get("name", "").strip(), units=request.POST.get("units", "").strip(),
+                frequency=request.POST.get("frequency", ""), aggregate=request.POST.get("aggregate", "mean"),
+                text=text, description=request.POST.get("description", ""), source_name=upload.name,
+                user=request.user, replace=bool(request.POST.get("replace")),
+            )
+            external_fit_create(series, horizon=_int(request.POST.get("horizon"), 5, 1, 120),
+                                log={"auto": None, "log": True, "raw": False}.get(request.POST.get("log", "auto")),
+                                user=request.user)
+        except (ExternalSeriesError, SeriesError) as exc:
+            error = str(exc)
+        else:
+            return redirect("forecast-series", pk=series.pk)
+    return render(request, "forecasts/series_list.html", {
+        "series": ExternalSeries.objects.all(), "error": error, "frequencies": ExternalSeries.Frequency.choices,
+        "aggregates": ExternalSeries.Aggregate.choices,
+    })
+
+
+@planner_required
+def series_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    series = get_object_or_404(ExternalSeries, pk=pk)
+    if request.method == "POST":
+        try:
+            fit = external_fit_create(
+                series, horizon=_int(request.POST.get("horizon"), 5, 1, 120),
+                family=request.POST.get("family") or None,
+                log={"auto": None, "log": True, "raw": False}.get(request.POST.get("log", "auto")),
+                backtest_origins=_int(request.POST.get("backtest"), 12, 0, 60), user=request.user,
+            )
+        except SeriesError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"Refitted: {fit.family} chosen.")
+        return redirect("forecast-series", pk=series.pk)
+    fit = series.fits.order_by("-created_at").first()
+    ctx: dict[str, Any] = {"series": series, "fit": fit, "families": ALL_FAMILIES}
+    if fit:
+        result = fit.result
+        ctx["result"] = result
+        ctx["chosen"] = next(f for f in result["fits"] if f["family"] == fit.family)
+        ctx["fan"] = charts.fan_chart(result, units=series.units, title=f"{series.name}: history, fits and forecast")
+        ctx["fan"]["layout"]["xaxis"]["title"]["text"] = "period"
+        if result["log"]:  # growth or decline by a constant factor reads as a straight line
+            ctx["fan"]["layout"]["yaxis"] = {"title": {"text": f"{series.units} (log scale)"}, "type": "log"}
+        ctx["hide_yearly"] = series.frequency == "A"  # one value a year: the forecast table says it all
+        bt = year_ago_backtest(fit)
+        ctx["bt"] = bt
+        if bt:
+            ctx["bt_fig"] = charts.backtest_chart(
+                bt, history=charts.history_window(result, len(bt["dates"]) * 4), units=series.units,
+                title=f"Predicted from {bt['origin'][:7]} vs what happened")
+        ctx["csv_url"] = reverse("forecast-fit-csv", args=[fit.pk])
+    return render(request, "forecasts/series.html", ctx)
+
+
+def spec_of(fit: ForecastFit) -> SeriesSpec:
+    return SeriesSpec(fit.metric, fit.cluster, fit.department, fit.exclude_department)

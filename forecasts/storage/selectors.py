@@ -1,0 +1,46 @@
+"""Storage reads: snapshots and per-department holdings, scoped through planner.roles.
+
+File-system-wide statistics (deciles, histograms, facts) describe the whole file system and
+are shown to planners; a department viewer sees only their departments' bytes and files.
+Per-department totals use the owner rows of the scans, or the group rows when those attribute more bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Max, Sum
+
+from forecasts.storage.models import FileSystem, StorageSnapshot, StorageUsage
+from planner.roles import scope_by_department, sees_everything
+
+
+def _basis(snapshot_ids: list[int]) -> str:
+    """Owner or group rows: whichever attributes more bytes to departments (owners on a tie)."""
+    attributed = dict(StorageUsage.objects.filter(snapshot_id__in=snapshot_ids)
+                      .exclude(department__code="unassigned").values("kind").annotate(b=Sum("bytes"))
+                      .values_list("kind", "b"))
+    return "group" if (attributed.get("group") or 0) > (attributed.get("owner") or 0) else "owner"
+
+
+def storage_overview(*, user: Any, filesystem: str | None = None) -> dict[str, Any]:
+    systems = list(FileSystem.objects.filter(snapshots__status="completed")
+                   .annotate(latest=Max("snapshots__taken_on")).order_by("-latest", "name"))
+    fs = next((f for f in systems if f.name == filesystem), systems[0] if systems else None)
+    if fs is None:
+        return {"filesystem": None, "filesystems": systems, "snapshot": None, "stats": {}, "by_department": [],
+                "snapshots": [], "latest_departments": []}
+    snaps = list(StorageSnapshot.objects.filter(filesystem=fs, status="completed").order_by("taken_on"))
+    latest = snaps[-1]
+    basis = _basis([s.pk for s in snaps])
+    usage = scope_by_department(StorageUsage.objects.filter(snapshot__in=snaps, kind=basis), user)
+    by_dept = [{"taken_on": r["snapshot__taken_on"].isoformat(), "department": r["department__name"],
+                "bytes": int(r["b"]), "files": int(r["f"])}
+               for r in usage.values("snapshot__taken_on", "department__name")
+               .annotate(b=Sum("bytes"), f=Sum("files")).order_by("snapshot__taken_on", "department__name")]
+    latest_depts = [r for r in by_dept if r["taken_on"] == latest.taken_on.isoformat()]
+    everything = sees_everything(user)
+    return {"filesystem": fs, "filesystems": systems, "snapshot": latest if everything else None,
+            "viewer_snapshot": latest, "stats": latest.stats if everything else {},
+            "snapshots": snaps if everything else [], "by_department": by_dept,
+            "latest_departments": sorted(latest_depts, key=lambda r: -r["bytes"]), "basis": basis}

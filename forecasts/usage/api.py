@@ -1,0 +1,51 @@
+"""REST API for monthly usage (everyone, scoped to the departments they may see).
+
+GET /api/v1/usage/monthly/ answers monthly core-hours by department from the rollups.
+"""
+
+from __future__ import annotations
+
+from django.urls import path
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.decorators import api_view
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from forecasts.usage.selectors import usage_monthly_by_department
+from forecasts.usage.views import _month
+
+
+class UsageMonthlyOut(serializers.Serializer):
+    month = serializers.CharField(help_text="YYYY-MM (UTC calendar month of job end)")
+    department = serializers.CharField(help_text="department code")
+    department_name = serializers.CharField()
+    core_hours = serializers.FloatField(help_text="allocated cores x wall hours")
+    jobs = serializers.IntegerField()
+    users = serializers.IntegerField(help_text="distinct scheduler users active in the month")
+
+
+@extend_schema(
+    parameters=[OpenApiParameter(n, str, required=False, description=d) for n, d in (
+        ("cluster", "cluster name"), ("department", "department code"), ("queue", "queue / partition"),
+        ("start", "first month, YYYY-MM"), ("end", "last month, YYYY-MM"))],
+    responses=UsageMonthlyOut(many=True),
+)
+@api_view(["GET"])
+def usage_monthly(request: Request) -> Response:
+    """Monthly core-hours, jobs and active users per department; department viewers get only theirs."""
+    get = request.query_params
+    rows = usage_monthly_by_department(
+        user=request.user, cluster=get.get("cluster") or None, queue=get.get("queue") or None,
+        department=get.get("department") or None, start=_month(get.get("start")), end=_month(get.get("end")),
+    )
+    return Response([{
+        "month": r["month"].isoformat()[:7], "department": r["department__code"],
+        "department_name": r["department__name"], "core_hours": round(r["core_hours"] or 0, 4),
+        "jobs": r["jobs"], "users": r["users"],
+    } for r in rows])
+
+
+urlpatterns = [
+    path("usage/monthly/", usage_monthly, name="api-usage-monthly"),
+]

@@ -1,0 +1,45 @@
+"""Reads of usage: QuerySet shapes used by pages, the API, exports and commands alike.
+
+Every selector takes the requesting user (or None for trusted callers such as
+commands) and scopes rows through planner.roles, so no caller can forget to.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from django.db.models import Count, Sum
+
+from forecasts.accounting.models import UsageMonthly
+from planner.roles import scope_by_department
+
+
+def usage_filtered(*, user: Any = None, cluster: str | None = None, queue: str | None = None,
+                   department: str | None = None, start: date | None = None, end: date | None = None) -> Any:
+    """UsageMonthly rows the user may see, narrowed by the usual filters (department by code)."""
+    rows = UsageMonthly.objects.all()
+    if user is not None:
+        rows = scope_by_department(rows, user)
+    if cluster:
+        rows = rows.filter(cluster__name=cluster)
+    if queue:
+        rows = rows.filter(queue=queue)
+    if department:
+        rows = rows.filter(department__code=department)
+    if start:
+        rows = rows.filter(month__gte=start.replace(day=1))
+    if end:
+        rows = rows.filter(month__lte=end)
+    return rows
+
+
+def usage_monthly_by_department(**filters: Any) -> list[dict[str, Any]]:
+    """Monthly core-hours, jobs and active users per department over the filtered history."""
+    rows = (
+        usage_filtered(**filters)
+        .values("month", "department__code", "department__name")
+        .annotate(core_hours=Sum("core_hours"), jobs=Sum("jobs"), users=Count("identity__user", distinct=True))
+        .order_by("month", "department__name")
+    )
+    return list(rows)

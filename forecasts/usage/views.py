@@ -1,0 +1,233 @@
+"""Usage pages: monthly core-hours by department (scoped), identity mappings, unassigned usage.
+
+Every read goes through forecasts.usage.selectors.usage_filtered(user=...), so a department
+viewer sees only their own departments on the page, in the chart JSON and in the CSV.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from datetime import date
+from functools import wraps
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.db.models import Count, Max, Min, Sum
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from forecasts.accounting.models import Cluster, Department, Identity, IdentityMapping, Project, UsageMonthly
+from forecasts.accounting.org import mappings_import_csv, usage_reattribute
+from forecasts.usage.charts import usage_area_figure
+from forecasts.usage.selectors import usage_filtered, usage_monthly_by_department
+from planner.roles import ADMIN, role_of, sees_everything, visible_department_ids
+from planner.web.areas import AREAS_BY_SLUG
+
+
+def admin_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if role_of(request.user) != ADMIN:
+            raise PermissionDenied("Identity mappings are managed by administrators.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+# --- Filters -------------------------------------------------------------------------------
+
+def _month(value: str | None) -> date | None:
+    """'2024-03' or '2024-03-15' -> 2024-03-01; anything else -> None."""
+    value = (value or "").strip()
+    try:
+        if len(value) == 7:
+            return date.fromisoformat(value + "-01")
+        if len(value) == 10:
+            return date.fromisoformat(value).replace(day=1)
+    except ValueError:
+        return None
+    return None
+
+
+def usage_filters(request: HttpRequest) -> dict[str, Any]:
+    """The selector keyword arguments from GET parameters (cluster, queue, department, start, end)."""
+    get = request.GET
+    return {
+        "user": request.user,
+        "cluster": get.get("cluster") or None,
+        "queue": get.get("queue") or None,
+        "department": get.get("department") or None,
+        "start": _month(get.get("start")),
+        "end": _month(get.get("end")),
+    }
+
+
+def _query_string(request: HttpRequest) -> str:
+    return request.GET.urlencode()
+
+
+def usage_kpis(filters: dict[str, Any]) -> dict[str, Any]:
+    agg = usage_filtered(**filters).aggregate(
+        jobs=Sum("jobs"), core_hours=Sum("core_hours"), users=Count("identity__user", distinct=True),
+        departments=Count("department", distinct=True), first=Min("month"), last=Max("month"),
+    )
+    return {k: (v or 0) if k not in ("first", "last") else v for k, v in agg.items()}
+
+
+# --- Pages -----------------------------------------------------------------------------------
+
+def usage(request: HttpRequest) -> HttpResponse:
+    """Monthly core-hours by department; the area's empty state until usage is loaded."""
+    visible = usage_filtered(user=request.user)
+    if not visible.exists():
+        return render(request, "usage/usage_empty.html", {
+            "area": AREAS_BY_SLUG["usage"], "planner": sees_everything(request.user),
+            "anything_loaded": UsageMonthly.objects.exists(),
+        })
+    filters = usage_filters(request)
+    rows = usage_monthly_by_department(**filters)
+    figure = usage_area_figure(rows)
+    ids = visible_department_ids(request.user)
+    departments = Department.objects.all() if ids is None else Department.objects.filter(id__in=ids)
+    queues = sorted(q for q in visible.values_list("queue", flat=True).distinct() if q)
+    clusters = Cluster.objects.filter(id__in=visible.values("cluster_id").distinct())
+    by_department: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        d = by_department.setdefault(r["department__code"], {
+            "code": r["department__code"], "name": r["department__name"], "core_hours": 0.0, "jobs": 0})
+        d["core_hours"] += r["core_hours"] or 0
+        d["jobs"] += r["jobs"] or 0
+    kpis = usage_kpis(filters)
+    table = sorted(by_department.values(), key=lambda d: -d["core_hours"])
+    for d in table:
+        d["share"] = d["core_hours"] / kpis["core_hours"] if kpis["core_hours"] else 0
+    return render(request, "usage/usage.html", {
+        "figure": figure, "kpis": kpis, "table": table, "filters": filters, "query": _query_string(request),
+        "clusters": clusters, "queues": queues, "departments": departments,
+        "start_value": request.GET.get("start", ""), "end_value": request.GET.get("end", ""),
+        "planner": sees_everything(request.user), "is_admin": role_of(request.user) == ADMIN,
+    })
+
+
+def usage_chart_json(request: HttpRequest) -> JsonResponse:
+    """The usage page's figure as JSON, with the same filters and the same scoping."""
+    return JsonResponse(usage_area_figure(usage_monthly_by_department(**usage_filters(request))))
+
+
+def usage_csv(request: HttpRequest) -> HttpResponse:
+    """The chart's data: one row per month and department the caller may see."""
+    rows = usage_monthly_by_department(**usage_filters(request))
+    response = HttpResponse(content_type="text/csv")
+    response["Content-Disposition"] = 'attachment; filename="usage-monthly-by-department.csv"'
+    writer = csv.writer(response)
+    writer.writerow(["month", "department_code", "department", "core_hours", "jobs", "active_users"])
+    for r in rows:
+        writer.writerow([r["month"].isoformat()[:7], r["department__code"], r["department__name"],
+                         f"{r['core_hours'] or 0:.2f}", r["jobs"], r["users"]])
+    return response
+
+
+# --- Identity mappings (admins) ----------------------------------------------------------------
+
+class MappingUploadForm(forms.Form):
+    file = forms.FileField(label="Mappings CSV",
+                           help_text="Columns: kind,name,department,project,valid_from,valid_to")
+
+
+@admin_required
+def mappings(request: HttpRequest) -> HttpResponse:
+    result = None
+    form = MappingUploadForm()
+    if request.method == "POST":
+        form = MappingUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                text = upload.read().decode("utf-8-sig")
+                result = mappings_import_csv(text, filename=upload.name)
+            except UnicodeDecodeError:
+                form.add_error("file", f"{upload.name} is not UTF-8 text.")
+            except ValueError as exc:
+                form.add_error("file", str(exc))
+    rows = IdentityMapping.objects.select_related("department", "project")
+    q = request.GET.get("q", "").strip()
+    if q:
+        rows = rows.filter(name__icontains=q)
+    page = Paginator(rows, 50).get_page(request.GET.get("page"))
+    return render(request, "usage/mappings.html", {
+        "form": form, "result": result, "page": page, "mappings": page.object_list, "q": q,
+        "total": IdentityMapping.objects.count(),
+    })
+
+
+def unassigned_identities() -> Any:
+    """Identities with usage in the Unassigned bucket, the biggest first."""
+    return (UsageMonthly.objects.filter(department__code="unassigned")
+            .values("identity_id", "identity__user", "identity__group", "identity__account")
+            .annotate(jobs=Sum("jobs"), core_hours=Sum("core_hours"), first=Min("month"), last=Max("month"))
+            .order_by("-core_hours"))
+
+
+class MapIdentityForm(forms.Form):
+    identity = forms.ModelChoiceField(queryset=Identity.objects.all(), widget=forms.HiddenInput)
+    kind = forms.ChoiceField(choices=IdentityMapping.Kind.choices)
+    department = forms.ModelChoiceField(queryset=Department.objects.exclude(code="unassigned"))
+    project = forms.ModelChoiceField(queryset=Project.objects.all(), required=False)
+    valid_from = forms.DateField(required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        identity, kind = data.get("identity"), data.get("kind")
+        if identity and kind:
+            name = getattr(identity, kind)
+            if not name:
+                raise forms.ValidationError(f"This identity has no {kind}; map it by another field.")
+            data["name"] = name
+        project = data.get("project")
+        if project and data.get("department") and project.department_id != data["department"].pk:
+            raise forms.ValidationError(f"Project {project} belongs to {project.department}, not {data['department']}.")
+        return data
+
+
+@admin_required
+def unassigned(request: HttpRequest) -> HttpResponse:
+    return render(request, "usage/unassigned.html", _unassigned_context(request))
+
+
+def _unassigned_context(request: HttpRequest, form: MapIdentityForm | None = None) -> dict[str, Any]:
+    page = Paginator(unassigned_identities(), 50).get_page(request.GET.get("page"))
+    totals = UsageMonthly.objects.filter(department__code="unassigned").aggregate(
+        jobs=Sum("jobs"), core_hours=Sum("core_hours"))
+    return {
+        "page": page, "rows": page.object_list, "form": form,
+        "departments": Department.objects.exclude(code="unassigned"),
+        "projects": Project.objects.select_related("department"),
+        "kinds": IdentityMapping.Kind.choices, "totals": totals,
+    }
+
+
+@require_POST
+@admin_required
+def unassigned_map(request: HttpRequest) -> HttpResponse:
+    """Map one identity by its user, group or account; its usage moves at once."""
+    form = MapIdentityForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Not mapped: " + "; ".join(e for errs in form.errors.values() for e in errs))
+        return render(request, "usage/unassigned.html", _unassigned_context(request, form), status=400)
+    data = form.cleaned_data
+    with transaction.atomic():
+        mapping, _ = IdentityMapping.objects.update_or_create(
+            kind=data["kind"], name=data["name"], valid_from=data["valid_from"] or date(1970, 1, 1),
+            defaults={"department": data["department"], "project": data["project"],
+                      "note": f"mapped from the Unassigned list by {request.user.get_username()}"},
+        )
+        moved = usage_reattribute()
+    messages.success(request, f"Mapped {mapping.kind} {mapping.name} to {mapping.department}: "
+                              f"{moved:,} monthly usage rows re-attributed.")
+    return redirect("usage-unassigned")

@@ -1,0 +1,19 @@
+"""Design pages (/designs/...)."""
+
+from django.urls import path
+
+from planner.designs import views as v
+
+app_name = "designs"
+urlpatterns = [
+    path("", v.design_list, name="list"),
+    path("new/", v.design_edit, name="new"),
+    path("compare/", v.compare, name="compare"),
+    path("<int:pk>/", v.design_detail, name="detail"),
+    path("<int:pk>/edit/", v.design_edit, name="edit"),
+    path("<int:pk>/evaluate/", v.design_reevaluate, name="evaluate"),
+    path("<int:pk>/optimize/", v.design_optimize, name="optimize"),
+    path("<int:pk>/years.csv", v.design_year_csv, name="years-csv"),
+    path("runs/<int:pk>/", v.run_detail, name="run"),
+    path("runs/<int:pk>/save/", v.run_save_design, name="run-save"),
+]

@@ -1,0 +1,375 @@
+"""Design pages: list, design page, editor, comparison with sensitivity, optimiser runs (planners only)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from planner.designs import charts
+from planner.designs.models import Design, OptimizerRun
+from planner.designs.scenario import ScenarioError
+from planner.designs.services import (
+    design_create,
+    design_evaluate,
+    design_latest_evaluation,
+    design_latest_evaluations,
+    design_latest_versions,
+    design_scenario,
+    design_sensitivity,
+    optimizer_run_save_design,
+    optimizer_run_start,
+    scenario_parse_text,
+)
+from planner.designs.services_prices import price_sources_summary
+from planner.hardware.services import CatalogImportError
+from planner.roles import planner_required
+from planner.web.areas import AREAS_BY_SLUG
+
+EXAMPLE = Path(settings.BASE_DIR) / "fixtures" / "scenarios" / "minerva_narrow_flash.yaml"
+CHECK_LABELS = {
+    "core_hours": "Compute (core-hours at target)", "genomes_per_day": "Genomes per day",
+    "storage_tb": "Online storage (TB at fullness limit)", "flash_tb": "Flash for days of ingest (TB)",
+    "metadata_files": "Metadata: files a policy scan covers", "bandwidth_gbps": "Bandwidth (GB/s)",
+    "budget_usd": "Capex within the yearly budget",
+}
+
+
+class ScenarioForm(forms.Form):
+    scenario = forms.CharField(widget=forms.Textarea(attrs={"rows": 30, "spellcheck": "false", "class": "code"}),
+                               required=False)
+    file = forms.FileField(required=False, help_text="or upload a scenario .yaml / .json")
+
+
+def _band(scenario: dict[str, Any]) -> dict[str, Any] | None:
+    band = scenario.get("demand_band")
+    if isinstance(band, dict) and {"years", "low", "high"} <= set(band):
+        return band
+    return None
+
+
+def _evaluated(design: Design, request: HttpRequest | None = None) -> Any:
+    ev = design_latest_evaluation(design)
+    if ev is None:
+        try:
+            ev = design_evaluate(design=design, user=getattr(request, "user", None))
+        except (ScenarioError, CatalogImportError) as exc:
+            if request is not None:
+                messages.error(request, f"Cannot evaluate {design.name}: {exc}")
+            return None
+    return ev
+
+
+def _year_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for y in result["years"]:
+        checks = [c | {"label": CHECK_LABELS.get(c["name"], c["name"])} for c in y["checks"]]
+        rows.append(y | {"checks": checks, "failed": sum(not c["passed"] for c in checks)})
+    return rows
+
+
+def _checks_by_name(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per constraint, one cell per year: the pass/fail grid of the design page."""
+    names: list[str] = []
+    for y in result["years"]:
+        for c in y["checks"]:
+            if c["name"] not in names:
+                names.append(c["name"])
+    grid = []
+    for name in names:
+        cells = []
+        for y in result["years"]:
+            found = next((c for c in y["checks"] if c["name"] == name), None)
+            cells.append(found)
+        unit = next(c["unit"] for c in cells if c)
+        grid.append({"name": name, "label": CHECK_LABELS.get(name, name), "unit": unit, "cells": cells})
+    return grid
+
+
+@planner_required
+def design_list(request: HttpRequest) -> HttpResponse:
+    designs = list(design_latest_versions().annotate(
+        run_count=Count("optimizer_runs", distinct=True)).order_by("name"))
+    if not designs:
+        return render(request, "designs/empty.html", {"area": AREAS_BY_SLUG["designs"]})
+    latest = design_latest_evaluations(designs)
+    rows = []
+    for d in designs:
+        ev = latest.get(d.pk)
+        peak = None
+        if ev:
+            years = ev.result["years"]
+            best = max(years, key=lambda y: y["genomes_per_day_capacity"] or 0)
+            peak = best
+        rows.append({"design": d, "ev": ev, "peak": peak, "runs": d.run_count})
+    return render(request, "designs/list.html", {"rows": rows})
+
+
+@planner_required
+def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    design = get_object_or_404(Design, pk=pk)
+    ev = _evaluated(design, request)
+    ctx: dict[str, Any] = {"design": design, "ev": ev, "versions": _history(design),
+                           "runs": design.optimizer_runs.all()[:10],
+                           "newer": design.revisions.order_by("-version").first()}
+    if ev:
+        series = [(design.name, ev.result)]
+        ctx |= {
+            "years": _year_rows(ev.result), "grid": _checks_by_name(ev.result),
+            "fig_capacity": charts.capacity_vs_demand(series, _band(design.scenario)),
+            "fig_cost": charts.cost_by_kind(series), "fig_genomes": charts.genomes_per_day(series),
+            "fig_cpg": charts.cost_per_genome(series), "fig_storage": charts.storage(series),
+            "derivations": ev.result.get("derivations", {}),
+            "prices": price_sources_summary(ev.price_sources),
+        }
+    return render(request, "designs/detail.html", ctx)
+
+
+def _history(design: Design) -> list[Design]:
+    out, cur = [], design
+    while cur is not None and len(out) < 50:
+        out.append(cur)
+        cur = cur.parent
+    return out
+
+
+@planner_required
+def design_year_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """The per-year evaluation table (every constraint with its shortfall) as CSV."""
+    design = get_object_or_404(Design, pk=pk)
+    ev = _evaluated(design)
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    cols = ["year", "nodes", "cores", "memory_tb", "peak_tf", "normalised_core_hours_at_target", "demand_core_hours",
+            "headroom_core_hours", "genomes_per_day_capacity", "genomes_per_day_demand", "plannable_tb",
+            "demand_tb", "flash_tb", "flash_days_of_ingest", "metadata_files_capacity", "files", "capex_usd",
+            "power_usd", "support_usd", "opex_usd", "tco_usd", "cost_per_core_hour_usd", "cost_per_genome_usd"]
+    names = [g["name"] for g in _checks_by_name(ev.result)] if ev else []
+    w.writerow(cols + [f"{n}_{k}" for n in names for k in ("required", "available", "passed", "shortfall", "unit")])
+    for y in (ev.result["years"] if ev else []):
+        by = {c["name"]: c for c in y["checks"]}
+        extra = []
+        for n in names:
+            c = by.get(n) or {}
+            extra += [c.get("required"), c.get("available"), c.get("passed"), c.get("shortfall"), c.get("unit")]
+        w.writerow([y[c] for c in cols] + extra)
+    resp = HttpResponse(buf.getvalue(), content_type="text/csv; charset=utf-8")
+    resp["Content-Disposition"] = f'attachment; filename="design-{design.pk}-v{design.version}.csv"'
+    return resp
+
+
+@planner_required
+def design_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
+    """Edit the scenario as YAML: 'Check' validates, 'Save and evaluate' stores a new version."""
+    design = get_object_or_404(Design, pk=pk) if pk else None
+    initial = design.scenario_yaml if design else EXAMPLE.read_text(encoding="utf-8")
+    form = ScenarioForm(request.POST or None, request.FILES or None, initial={"scenario": initial})
+    errors: list[str] = []
+    checked = None
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data.get("file")
+        text = upload.read().decode("utf-8-sig") if upload else form.cleaned_data["scenario"]
+        if upload:
+            form = ScenarioForm(initial={"scenario": text})
+        try:
+            data = scenario_parse_text(text)
+            sc = design_scenario(data)
+            if request.POST.get("action") == "check":
+                checked = (f"Valid: {sc.design.start_year}-{sc.design.end_year}, {len(sc.design.purchases)} "
+                           f"purchase lines, {len(sc.design.existing)} existing items.")
+                form = ScenarioForm(initial={"scenario": text})
+            else:
+                if design and text == design.scenario_yaml:
+                    new = design
+                else:
+                    new = design_create(text=text, user=request.user, parent=design)
+                design_evaluate(design=new, user=request.user)
+                messages.success(request, f"Saved {new.name} version {new.version} and evaluated it.")
+                return redirect("designs:detail", pk=new.pk)
+        except ScenarioError as exc:
+            errors = exc.errors
+            form = ScenarioForm(initial={"scenario": text})
+    return render(request, "designs/edit.html", {"form": form, "design": design, "errors": errors,
+                                                 "checked": checked})
+
+
+@planner_required
+@require_POST
+def design_reevaluate(request: HttpRequest, pk: int) -> HttpResponse:
+    design = get_object_or_404(Design, pk=pk)
+    try:
+        ev = design_evaluate(design=design, user=request.user)
+        messages.success(request, f"Evaluated on the current catalog (inputs {ev.inputs_sha256[:12]}).")
+    except (ScenarioError, CatalogImportError) as exc:
+        messages.error(request, str(exc))
+    return redirect("designs:detail", pk=pk)
+
+
+@planner_required
+@require_POST
+def design_optimize(request: HttpRequest, pk: int) -> HttpResponse:
+    design = get_object_or_404(Design, pk=pk)
+    try:
+        limit = float(request.POST.get("time_limit_s") or 0) or None
+    except ValueError:
+        limit = None
+    keep = request.POST.get("keep_purchases") == "on"
+    try:
+        run = optimizer_run_start(design=design, user=request.user, time_limit_s=limit, keep_purchases=keep)
+    except (ScenarioError, CatalogImportError) as exc:
+        messages.error(request, f"Cannot optimise: {exc}")
+        return redirect("designs:detail", pk=pk)
+    return redirect("designs:run", pk=run.pk)
+
+
+def _fix_hints(result: dict[str, Any], scenario: dict[str, Any]) -> list[str]:
+    """What would make an infeasible run feasible, from its minimal shortfalls and budgets."""
+    hints = []
+    for y, need in sorted((result.get("budget_needed_usd") or {}).items()):
+        have = (scenario.get("constraints") or {}).get("budgets_usd", {}).get(str(y))
+        hints.append(f"Raise the {y} budget to ${need:,.0f}" + (f" (now ${float(have):,.0f})" if have else "") + ".")
+    for s in result.get("shortfalls") or []:
+        if s["constraint"] == "budget_usd":
+            continue
+        hints.append(f"Lower {s['constraint']} demand in {s['year']} by {s['shortfall']:,.4g} {s['unit']} "
+                     f"(to {s['required'] - s['shortfall']:,.4g}), or allow node types / storage systems sold in "
+                     f"{s['year']} (optimize.node_types, optimize.storage_systems).")
+    return hints
+
+
+@planner_required
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    run = get_object_or_404(OptimizerRun.objects.select_related("design", "job"), pk=pk)
+    ctx: dict[str, Any] = {"run": run, "design": run.design}
+    done = run.status not in (OptimizerRun.Status.QUEUED, OptimizerRun.Status.RUNNING)
+    ctx["done"] = done
+    if done and run.result:
+        res = run.result
+        ctx["result"] = res
+        ctx["hints"] = _fix_hints(res, run.design.scenario) if run.status == OptimizerRun.Status.INFEASIBLE else []
+        if res.get("evaluation"):
+            series = [(f"{run.design.name} (optimised)", res["evaluation"])]
+            base = design_latest_evaluation(run.design)
+            if base:
+                series.append((f"{run.design.name} (as given)", base.result))
+            ctx |= {"years": _year_rows(res["evaluation"]), "grid": _checks_by_name(res["evaluation"]),
+                    "fig_capacity": charts.capacity_vs_demand(series, _band(run.design.scenario)),
+                    "fig_cost": charts.cost_by_kind(series[:1])}
+    return render(request, "designs/run.html", ctx)
+
+
+@planner_required
+@require_POST
+def run_save_design(request: HttpRequest, pk: int) -> HttpResponse:
+    run = get_object_or_404(OptimizerRun, pk=pk)
+    try:
+        design = optimizer_run_save_design(run=run, user=request.user)
+    except ScenarioError as exc:
+        messages.error(request, str(exc))
+        return redirect("designs:run", pk=pk)
+    messages.success(request, f"Saved the optimised plan as design {design.name}.")
+    return redirect("designs:detail", pk=design.pk)
+
+
+def why_sentence(items: list[dict[str, Any]]) -> str | None:
+    """A generated sentence saying why the cheaper-per-genome design wins, with the numbers.
+
+    Compares the designs at the year both have their largest genomes/day capacity in common (the
+    first year where the best design peaks), on cost per genome, genomes/day and wall core-hours.
+    """
+    usable = [i for i in items if i["ev"]]
+    if len(usable) < 2:
+        return None
+
+    def at(item: dict[str, Any], year: int) -> dict[str, Any]:
+        return next(y for y in item["ev"].result["years"] if y["year"] == year)
+
+    common = set.intersection(*({y["year"] for y in i["ev"].result["years"]} for i in usable))
+    if not common:
+        return None
+    best_item = max(usable, key=lambda i: max((at(i, y)["genomes_per_day_capacity"] or 0) for y in common))
+    year = max(sorted(common), key=lambda y: at(best_item, y)["genomes_per_day_capacity"] or 0)
+    ranked = sorted(usable, key=lambda i: at(i, year)["cost_per_genome_usd"] or float("inf"))
+    win, lose = ranked[0], ranked[-1]
+    w, lo = at(win, year), at(lose, year)
+    if not w["cost_per_genome_usd"] or not lo["cost_per_genome_usd"]:
+        return None
+    parts = [
+        f"In {year}, {win['design'].name} analyses a genome for ${w['cost_per_genome_usd']:,.0f} against "
+        f"${lo['cost_per_genome_usd']:,.0f} for {lose['design'].name} "
+        f"({lo['cost_per_genome_usd'] / w['cost_per_genome_usd']:.1f}x cheaper)",
+        f"it sustains {w['genomes_per_day_capacity']:,.0f} genomes/day against {lo['genomes_per_day_capacity']:,.0f} "
+        f"with {w['cores']:,} cores against {lo['cores']:,}",
+    ]
+    if w["wall_core_hours_per_genome"] and lo["wall_core_hours_per_genome"]:
+        parts.append(
+            f"because each genome holds {w['wall_core_hours_per_genome']:,.0f} wall core-hours on "
+            f"{w['pipeline_storage']} instead of {lo['wall_core_hours_per_genome']:,.0f} on {lo['pipeline_storage']} "
+            f"({lo['wall_core_hours_per_genome'] / w['wall_core_hours_per_genome']:.1f}x fewer)"
+        )
+    return "; ".join(parts[:2]) + (", " + parts[2] if len(parts) > 2 else "") + "."
+
+
+@planner_required
+def compare(request: HttpRequest) -> HttpResponse:
+    ids = [int(i) for i in request.GET.getlist("ids") if i.isdigit()][:4]
+    designs = {d.pk: d for d in Design.objects.filter(pk__in=ids)}
+    chosen = [designs[i] for i in ids if i in designs]
+    all_designs = design_latest_versions().order_by("name")
+    if len(chosen) < 2:
+        return render(request, "designs/compare.html", {"all_designs": all_designs, "items": [], "chosen": chosen})
+    items = []
+    for i, d in enumerate(chosen):
+        ev = _evaluated(d, request)
+        sens = None
+        if ev:
+            try:
+                sens = design_sensitivity(ev)
+            except (ScenarioError, CatalogImportError) as exc:
+                messages.error(request, f"Sensitivity of {d.name}: {exc}")
+        items.append({"design": d, "ev": ev, "sens": sens, "tag": f"D{i + 1}",
+                      "prices": price_sources_summary(ev.price_sources) if ev else []})
+    series = [(f"D{it['tag'][1:]} {it['design'].name}", it["ev"].result) for it in items if it["ev"]]
+    years = sorted({y["year"] for _, r in series for y in r["years"]})
+    table = []
+    metrics = [
+        ("npv_usd", "Net present cost (capex + opex)", "usd0", None),
+        ("capex_usd", "Capex over the horizon", "usd0", None),
+        ("opex_usd", "Opex over the horizon", "usd0", None),
+        ("feasible", "Meets every constraint every year", "bool", None),
+        ("failures", "Constraint-years failed", "int", None),
+    ]
+    for key, label, fmt, _ in metrics:
+        vals = []
+        for it in items:
+            r = it["ev"].result if it["ev"] else {}
+            v = len(r.get("failures", [])) if key == "failures" else r.get(key)
+            vals.append(v)
+        table.append({"label": label, "fmt": fmt, "values": vals})
+    per_year = []
+    for y in years:
+        row = {"year": y, "cells": []}
+        for it in items:
+            yy = next((x for x in it["ev"].result["years"] if x["year"] == y), None) if it["ev"] else None
+            row["cells"].append(yy)
+        per_year.append(row)
+    ctx = {
+        "items": items, "chosen": chosen, "all_designs": all_designs, "table": table, "per_year": per_year,
+        "any_forecast_prices": any(it["prices"] for it in items),
+        "why": why_sentence(items),
+        "fig_capacity": charts.capacity_vs_demand(series, _band(chosen[0].scenario)),
+        "fig_cost": charts.cost_by_kind(series), "fig_genomes": charts.genomes_per_day(series),
+        "fig_cpg": charts.cost_per_genome(series),
+        "tornados": [{"id": f"fig-tornado-{i}", "fig": charts.tornado(it["sens"], f"{it['tag']} {it['design'].name}")}
+                     for i, it in enumerate(items) if it["sens"]],
+    }
+    return render(request, "designs/compare.html", ctx)

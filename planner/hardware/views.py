@@ -1,0 +1,165 @@
+"""Hardware pages: the catalog (node types, storage systems), CSV export/import, benchmarks with provenance.
+
+Planners and admins only (department viewers get 403). The derived per-genome table shows the rule
+next to every derived number, as the cost model reports it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from planner.hardware.costmodel import CostModel, NoBenchmarkError, speedup
+from planner.hardware.models import Benchmark, NodeType, StorageSystem
+from planner.hardware.services import (
+    KINDS,
+    CatalogImportError,
+    catalog_export_csv,
+    catalog_from_db,
+    catalog_import_csv,
+)
+from planner.roles import planner_required
+from planner.web.areas import AREAS_BY_SLUG
+
+GATK = "GATK 3.1.1 WGS"
+DELL = "BWA + GATK 3.6 10x WGS"
+
+
+class NodeTypeForm(forms.ModelForm):
+    class Meta:
+        model = NodeType
+        fields = [f.name for f in NodeType._meta.concrete_fields if f.name not in ("id", "updated_at")]
+        widgets = {"source": forms.Textarea(attrs={"rows": 2}), "assumptions": forms.Textarea(attrs={"rows": 2})}
+
+
+class CsvUploadForm(forms.Form):
+    file = forms.FileField(help_text="CSV exported from this page (node types, storage systems or benchmarks)")
+
+
+@planner_required
+def catalog(request: HttpRequest) -> HttpResponse:
+    nodes = NodeType.objects.all()
+    if not nodes.exists():
+        return render(request, "area_empty.html", {"area": AREAS_BY_SLUG["hardware"]})
+    return render(request, "hardware/catalog.html", {
+        "nodes": nodes, "stores": StorageSystem.objects.all(), "upload": CsvUploadForm(),
+        "bench_count": Benchmark.objects.count(),
+    })
+
+
+@planner_required
+def export_csv(request: HttpRequest, kind: str) -> HttpResponse:
+    if kind not in KINDS:
+        raise Http404
+    resp = HttpResponse(catalog_export_csv(kind), content_type="text/csv; charset=utf-8")
+    resp["Content-Disposition"] = f'attachment; filename="{kind}.csv"'
+    return resp
+
+
+@planner_required
+@require_POST
+def import_csv(request: HttpRequest) -> HttpResponse:
+    form = CsvUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        messages.error(request, "Choose a CSV file to import.")
+        return redirect("hardware:catalog")
+    upload = form.cleaned_data["file"]
+    try:
+        text = upload.read().decode("utf-8-sig")
+        stats = catalog_import_csv(text, filename=upload.name)
+    except UnicodeDecodeError:
+        messages.error(request, f"{upload.name}: not UTF-8 text; export a CSV from this page to see the format.")
+    except CatalogImportError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"{stats['file']}: {stats['rows']} {stats['kind'].replace('_', ' ')} rows "
+                                  f"({stats['created']} new, {stats['updated']} updated).")
+    return redirect("hardware:catalog")
+
+
+@planner_required
+def node_type_edit(request: HttpRequest, name: str | None = None) -> HttpResponse:
+    node = get_object_or_404(NodeType, name=name) if name else None
+    form = NodeTypeForm(request.POST or None, instance=node)
+    if request.method == "POST" and form.is_valid():
+        saved = form.save()
+        messages.success(request, f"Saved node type {saved.name}; designs use it from their next evaluation.")
+        return redirect("hardware:catalog")
+    return render(request, "hardware/node_type_form.html", {"form": form, "node": node})
+
+
+def derived_table(cat: Any, pipeline: str = GATK) -> list[dict[str, Any]]:
+    """CPU and wall core-hours per genome for every node type x non-archive storage, with rules."""
+    model = CostModel(cat)
+    rows = []
+    for node in cat.node_types.values():
+        for st in cat.storage_systems.values():
+            if st.kind == "archive":
+                continue
+            try:
+                cpu = model.cpu_hours_per_sample(pipeline, node.name, st.name)
+                wall = model.wall_core_hours_per_sample(pipeline, node.name, st.name)
+            except NoBenchmarkError:
+                continue
+            measured = any(b.pipeline == pipeline and b.node_type == node.name and b.storage_system == st.name
+                           and b.wall_core_hours_per_sample for b in cat.benchmarks)
+            rows.append({"node": node.name, "storage": st.name, "cpu": cpu, "wall": wall, "measured": measured,
+                         "efficiency": cpu.value / wall.value if wall.value else None,
+                         "node_gpd": model.node_genomes_per_day(pipeline, node.name, st.name)})
+    rows.sort(key=lambda r: (not r["measured"], r["wall"].value))
+    return rows
+
+
+def speedups(cat: Any) -> list[dict[str, Any]]:
+    """The paper's three speedups, recomputed from the catalog's benchmarks (rule shown)."""
+    model = CostModel(cat)
+    try:
+        amd_disk = model.wall_core_hours_per_sample(GATK, "amd-interlagos", "ddn-sfa10k").value
+        amd_flash = model.wall_core_hours_per_sample(GATK, "amd-interlagos", "flash-gss").value
+        ivy_flash = model.wall_core_hours_per_sample(GATK, "ivy-bridge", "flash-gss").value
+        amd_flash_cpu = model.cpu_hours_per_sample(GATK, "amd-interlagos", "flash-gss").value
+        ivy_flash_cpu = model.cpu_hours_per_sample(GATK, "ivy-bridge", "flash-gss").value
+        amd_disk_cpu = model.cpu_hours_per_sample(GATK, "amd-interlagos", "ddn-sfa10k").value
+    except (KeyError, NoBenchmarkError):
+        return []
+    return [
+        {"label": "Node choice alone (wide AMD -> narrow Ivy Bridge, both on flash)",
+         "value": speedup(amd_flash_cpu, ivy_flash_cpu),
+         "rule": f"CPU hours {amd_flash_cpu:,.0f} / {ivy_flash_cpu:,.0f}"},
+        {"label": "Storage alone (spinning disk -> flash + GSS, wide AMD)",
+         "value": speedup(amd_disk, amd_flash),
+         "rule": f"wall core-hours {amd_disk:,.0f} / {amd_flash:,.0f}; CPU hours only "
+                 f"{1 - amd_flash_cpu / amd_disk_cpu:.0%} lower ({amd_disk_cpu:,.0f} -> {amd_flash_cpu:,.0f})"},
+        {"label": "Both (wide AMD on disk -> narrow Ivy Bridge on flash)",
+         "value": speedup(amd_disk, ivy_flash), "rule": f"wall core-hours {amd_disk:,.0f} / {ivy_flash:,.0f}"},
+    ]
+
+
+def batch_checks(cat: Any) -> list[dict[str, Any]]:
+    """Dell EMC batch runs: measured genomes/day next to the model's (storage ceiling included)."""
+    model = CostModel(cat)
+    rows = []
+    for b in cat.benchmarks:
+        if b.pipeline != DELL or not b.nodes or not b.samples_per_node:
+            continue
+        units = 1
+        got = model.batch_genomes_per_day(DELL, b.node_type, b.storage_system, b.nodes, b.samples_per_node, units)
+        rows.append({"bench": b, "model": got, "run_hours": b.batch_hours})
+    return rows
+
+
+@planner_required
+def benchmarks(request: HttpRequest) -> HttpResponse:
+    if not Benchmark.objects.exists():
+        return render(request, "area_empty.html", {"area": AREAS_BY_SLUG["hardware"]})
+    cat = catalog_from_db()
+    return render(request, "hardware/benchmarks.html", {
+        "benchmarks": Benchmark.objects.select_related("node_type", "storage_system"),
+        "derived": derived_table(cat), "speedups": speedups(cat), "batches": batch_checks(cat),
+        "pipeline": GATK,
+    })

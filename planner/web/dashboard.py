@@ -1,0 +1,96 @@
+"""What the dashboard shows: one status line per area and the headline figures, scoped to the user.
+
+Selectors only (reads); each is one or two aggregate queries on rollups or small tables,
+so the dashboard stays fast whatever the number of jobs.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from django.db.models import Count, Max, Sum
+
+from forecasts.accounting.models import Department, IngestRun
+from forecasts.chargeback.models import Statement
+from forecasts.demand.growth.calendar import add_months
+from forecasts.demand.models import ForecastFit
+from forecasts.storage.models import StorageSnapshot
+from forecasts.usage.selectors import usage_filtered
+from planner.designs.models import Design
+from planner.hardware.models import Benchmark, NodeType, StorageSystem
+from planner.reports.models import GrantReport
+from planner.roles import scope_by_department, sees_everything
+
+
+def partial_month() -> tuple[date, Any] | None:
+    """The latest month with usage when the logs end inside it (e.g. exported on the 6th): its
+    figures are not comparable with whole months, so the dashboard leaves it out and says so."""
+    latest_end = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED).aggregate(m=Max("last_end"))["m"]
+    if latest_end is None:
+        return None
+    month = latest_end.date().replace(day=1)
+    next_month = add_months(month, 1)
+    if (next_month - latest_end.date()).days <= 1:
+        return None  # the logs reach the month's last day
+    return month, latest_end
+
+
+def headline(user: Any) -> dict[str, Any]:
+    """Jobs, core-hours and users of the last 12 whole months with usage, for the user's departments."""
+    visible = usage_filtered(user=user)
+    partial = partial_month()
+    if partial is not None:
+        visible = visible.filter(month__lt=partial[0])
+    last = visible.aggregate(m=Max("month"))["m"]
+    if last is None:
+        return {}
+    since = add_months(last, -11)
+    year = visible.filter(month__gte=since).aggregate(
+        jobs=Sum("jobs"), core_hours=Sum("core_hours"), users=Count("identity__user", distinct=True))
+    before = visible.filter(month__gte=add_months(last, -23), month__lt=since).aggregate(c=Sum("core_hours"))["c"]
+    growth = (year["core_hours"] / before - 1) if before else None
+    return {"since": since, "through": last, "jobs": year["jobs"] or 0, "core_hours": year["core_hours"] or 0,
+            "users": year["users"] or 0, "growth": growth,
+            "partial_month": partial[0] if partial else None, "logs_end": partial[1] if partial else None}
+
+
+def area_status(user: Any) -> dict[str, str]:
+    """One line per area saying what is there (the area card shows it under its question)."""
+    status: dict[str, str] = {}
+    usage = usage_filtered(user=user).aggregate(jobs=Sum("jobs"), clusters=Count("cluster", distinct=True))
+    snapshots = StorageSnapshot.objects.count()
+    if usage["jobs"]:
+        status["usage"] = (f"{usage['jobs']:,} jobs from {usage['clusters']} cluster"
+                           f"{'s' if usage['clusters'] != 1 else ''}; {snapshots} storage scan"
+                           f"{'s' if snapshots != 1 else ''}")
+    statements = scope_by_department(Statement.objects.filter(is_current=True), user)
+    latest = statements.aggregate(m=Max("month"))["m"]
+    if latest:
+        total = statements.filter(month=latest).aggregate(t=Sum("total_usd"))["t"] or 0
+        status["chargeback"] = f"{latest:%B %Y}: ${total:,.2f} across {statements.filter(month=latest).count()} " \
+                               "department statements"
+    if not sees_everything(user):
+        return status
+    fits = ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS).order_by("-created_at")
+    # the whole site's series when there is one, else the latest of any
+    fit = fits.filter(department__isnull=True, exclude_department__isnull=True).first() or fits.first()
+    if fit is not None and fit.yearly:
+        future = [y for y in fit.yearly if not y.get("complete", True) or y.get("periods_forecast")]
+        row = future[-1] if future else fit.yearly[-1]
+        status["forecasts"] = (f"{fit.series_label}: {row['year']} median {row['median'] / 1e6:,.1f} M core-hours "
+                               f"(80%: {row['p10'] / 1e6:,.1f}–{row['p90'] / 1e6:,.1f} M)")
+    if NodeType.objects.exists():
+        status["hardware"] = (f"{NodeType.objects.count()} node types, {StorageSystem.objects.count()} storage "
+                              f"systems, {Benchmark.objects.count()} benchmarks")
+    if Design.objects.exists():
+        n = Design.objects.count()
+        status["designs"] = f"{n} design{'s' if n != 1 else ''}"
+    if GrantReport.objects.exists():
+        n = GrantReport.objects.count()
+        status["reports"] = f"{n} report version{'s' if n != 1 else ''}"
+    return status
+
+
+def visible_departments(user: Any) -> Any:
+    return scope_by_department(Department.objects.all(), user, field="id")
