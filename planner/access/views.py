@@ -1,0 +1,102 @@
+"""Access pages: everyone's effective access (admins), group mappings (admins), your profile and tokens."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.views import LoginView
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from planner.access import rules
+from planner.access.models import ApiToken, GroupMapping
+from planner.access.selectors import effective_access, effective_access_all
+from planner.access.services import MAX_TOKEN_DAYS, mappings_import, token_create, token_revoke
+from planner.roles import admin_required
+
+EXAMPLE_YAML = """mappings:
+  - {group: hpc-admins, role: admin}
+  - {group: hpc-planners, role: planner, source: oidc}
+  - {group: research-finance, role: finance}
+  - {group: genomics-pis, role: department viewer, departments: [ggs]}"""
+
+
+class SignInView(LoginView):
+    """The login page: local accounts and LDAP (one form), and the OIDC button when it is on."""
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context.update({"oidc_enabled": settings.OIDC_ENABLED, "oidc_label": settings.OIDC_LOGIN_LABEL,
+                        "ldap_enabled": settings.LDAP_ENABLED, "sso_failed": self.request.GET.get("sso") == "failed"})
+        return context
+
+
+class MappingImportForm(forms.Form):
+    file = forms.FileField(help_text="YAML or CSV: group, role, departments (codes), source")
+    replace = forms.BooleanField(required=False, help_text="remove mappings that are not in the file")
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(max_length=100, help_text="what the token is for, e.g. 'nightly export script'")
+    scope = forms.ChoiceField(choices=ApiToken.Scope.choices, initial=ApiToken.Scope.READ)
+    days = forms.IntegerField(min_value=1, max_value=MAX_TOKEN_DAYS, initial=90, label="expires after (days)")
+
+
+@admin_required
+def access_overview(request: HttpRequest) -> HttpResponse:
+    return render(request, "access/overview.html", {"rows": effective_access_all()})
+
+
+@admin_required
+def mappings(request: HttpRequest) -> HttpResponse:
+    form = MappingImportForm()
+    if request.method == "POST":
+        form = MappingImportForm(request.POST, request.FILES)
+        if form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                text = upload.read().decode("utf-8-sig")
+                result = mappings_import(text=text, filename=upload.name, replace=form.cleaned_data["replace"])
+            except UnicodeDecodeError:
+                messages.error(request, f"{upload.name}: not UTF-8 text")
+            except rules.RuleError as exc:
+                messages.error(request, str(exc))
+            else:
+                messages.success(request, f"{upload.name}: {result.created} mappings created, {result.updated} "
+                                          f"changed, {result.removed} removed. They apply at each user's next "
+                                          "sign-on.")
+                return redirect("access-mappings")
+    rows = GroupMapping.objects.prefetch_related("departments")
+    return render(request, "access/mappings.html", {"rows": rows, "form": form, "example": EXAMPLE_YAML})
+
+
+def profile(request: HttpRequest) -> HttpResponse:
+    form = TokenForm()
+    new_key = None
+    status = 200
+    if request.method == "POST":
+        form = TokenForm(request.POST)
+        if form.is_valid():
+            token, new_key = token_create(user=request.user, name=form.cleaned_data["name"],
+                                          scope=form.cleaned_data["scope"], days=form.cleaned_data["days"])
+            form = TokenForm()
+        else:
+            status = 400
+    tokens = ApiToken.objects.filter(user=request.user)
+    response = render(request, "access/profile.html", {
+        "me": effective_access(request.user), "tokens": tokens, "form": form, "new_key": new_key}, status=status)
+    if new_key:
+        response["Cache-Control"] = "no-store"  # the secret must not sit in a cache
+    return response
+
+
+@require_POST
+def token_revoke_view(request: HttpRequest, pk: int) -> HttpResponse:
+    token = get_object_or_404(ApiToken, pk=pk, user=request.user)
+    token_revoke(token=token)
+    messages.success(request, f"Token {token.prefix}… ({token.name}) revoked: scripts using it now get 401.")
+    return redirect("access-profile")
