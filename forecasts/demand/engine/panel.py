@@ -1,0 +1,343 @@
+"""Forecast or score every series of a long CSV panel, in parallel over the cores.
+
+    python -m forecasts.demand.engine.panel PATH --frequency A|Q|M|S --horizon H --out FILE
+        [--holdout H] [--json] [--jobs N] [--k K] [--pin MEMBER]
+
+Input: a CSV (gzip allowed) with a header naming at least ``series_id``, ``timestamp`` and
+``value`` (other columns are ignored, so the M3 ``*_TSTS.csv.gz`` files read as they are).
+Timestamps: ``1989``, ``1990-H1``, ``1990-Q3``, ``1990-07`` or ISO dates (``timestamps.py``).
+
+Output (forecast mode): ``series_id,timestamp,median,p10,p90,p2_5,p97_5`` for each future step,
+timestamps in each series' own style.  With ``--holdout H`` the last H points of each series are
+held back, the rest is forecast H steps, FILE gets the same columns plus ``actual`` for the held
+back periods, and the summary scores them: sMAPE (original scale, percent), MASE (original scale,
+scaled by the in-sample MAE of the seasonal naive forecast, as in M4) and the share of held-back
+points inside the 80% and 95% intervals, for the combination and for every member (each member
+with intervals calibrated on its own backtest errors).  Averages are over all series and steps.
+AutoARIMA runs only when named in ``--members`` (it is not in the default combination and its
+order search costs about as much as all the other members together).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import io
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .core import DEFAULT_K, NOT_COMBINED, forecast
+from .members import STAT_MEMBERS
+from .results import EngineForecast, clean
+from .timestamps import SEASON_LENGTH, Style, TimestampError, check_frequency, format_period, parse_period, series_style
+
+OUT_COLUMNS = ("series_id", "timestamp", "median", "p10", "p90", "p2_5", "p97_5")
+REQUIRED = ("series_id", "timestamp", "value")
+UNITS = {"A": "years", "S": "half-years", "Q": "quarters", "M": "months"}
+# AutoARIMA is never in the default combination, and its order search is half a panel's time:
+# panels leave it out unless asked (--members ...,arima); the combined forecast is the same.
+PANEL_MEMBERS = tuple(m for m in STAT_MEMBERS if m not in NOT_COMBINED)
+
+
+class PanelError(ValueError):
+    """Bad panel input: the message names the file, line and field."""
+
+
+@dataclass
+class PanelSeries:
+    series_id: str
+    style: Style
+    first_period: int
+    values: np.ndarray  # one per period from first_period, NaN = missing
+
+
+@dataclass(frozen=True)
+class Options:
+    frequency: str
+    horizon: int
+    holdout: int = 0
+    k: int | None = DEFAULT_K
+    pin: str | None = None
+    members: tuple[str, ...] = PANEL_MEMBERS
+
+
+@dataclass
+class SeriesOutcome:
+    series_id: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)  # method -> metric -> value
+    error: str | None = None
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0  # process CPU time: what the series costs whatever else runs
+
+
+def _open_text(path: Path) -> io.TextIOBase:
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    try:
+        return io.StringIO(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise PanelError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+
+
+def read_panel(source: Path | str | io.TextIOBase, frequency: str, name: str | None = None) -> list[PanelSeries]:
+    """Parse a long CSV into series (first appearance order).  ``source`` is a path or open text."""
+    f = check_frequency(frequency)
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        try:
+            handle = _open_text(path)
+        except OSError as exc:
+            raise PanelError(f"{path}: cannot read: {exc.strerror}") from exc
+        label = name or str(path)
+    else:
+        handle, label = source, name or "upload"
+    reader = csv.reader(handle)
+    header = next(reader, None)
+    if header is None:
+        raise PanelError(f"{label}: empty file")
+    cols = [h.strip().lower() for h in header]
+    missing = [c for c in REQUIRED if c not in cols]
+    if missing:
+        raise PanelError(f"{label} line 1: missing column(s) {', '.join(missing)} (need series_id,timestamp,value)")
+    i_id, i_ts, i_v = (cols.index(c) for c in REQUIRED)
+    points: dict[str, dict[int, float]] = {}
+    stamps: dict[str, list[str]] = {}
+    for line_no, row in enumerate(reader, start=2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) <= max(i_id, i_ts, i_v):
+            raise PanelError(f"{label} line {line_no}: expected {len(cols)} fields, got {len(row)}")
+        sid, ts, raw = row[i_id].strip(), row[i_ts].strip(), row[i_v].strip()
+        if not sid:
+            raise PanelError(f"{label} line {line_no}: empty series_id")
+        try:
+            period = parse_period(ts, f)
+        except TimestampError as exc:
+            raise PanelError(f"{label} line {line_no}: field timestamp: {exc}") from exc
+        try:
+            value = float(raw) if raw not in ("", "NA", "NaN", "nan") else math.nan
+        except ValueError:
+            raise PanelError(f"{label} line {line_no}: field value: {raw!r} is not a number") from None
+        series = points.setdefault(sid, {})
+        if period in series:
+            raise PanelError(f"{label} line {line_no}: series {sid!r} has timestamp {ts!r} twice")
+        series[period] = value
+        stamps.setdefault(sid, []).append(ts)
+    if not points:
+        raise PanelError(f"{label}: no data rows")
+    out = []
+    for sid, series in points.items():
+        try:
+            style = series_style(stamps[sid], f)
+        except TimestampError as exc:
+            raise PanelError(f"{label}: series {sid!r}: {exc}") from exc
+        kinds = {s.strip().count("-") for s in stamps[sid]}
+        if len(kinds) > 1:
+            raise PanelError(f"{label}: series {sid!r} mixes timestamp styles")
+        lo, hi = min(series), max(series)
+        vals = np.full(hi - lo + 1, np.nan)
+        for p, v in series.items():
+            vals[p - lo] = v
+        out.append(PanelSeries(sid, style, lo, vals))
+    return out
+
+
+def _mase_scale(train: np.ndarray, m: int) -> float:
+    lag = m if train.size > m else 1
+    d = np.abs(train[lag:] - train[:-lag])
+    d = d[np.isfinite(d)]
+    return float(d.mean()) if d.size and d.mean() > 0 else math.nan
+
+
+def _holdout_scores(actual: np.ndarray, cols: Mapping[str, Sequence[float]], train: np.ndarray,
+                    m: int) -> dict[str, float]:
+    f = np.asarray(cols["median"], dtype=float)
+    ok = np.isfinite(actual) & np.isfinite(f)
+    if not ok.any():
+        return {}
+    a, f = actual[ok], f[ok]
+    denom = np.abs(a) + np.abs(f)
+    smape = float(np.mean(np.where(denom > 0, 200 * np.abs(a - f) / np.where(denom > 0, denom, 1.0), 0.0)))
+    scale = _mase_scale(train, m)
+    out = {"smape": smape, "mase": float(np.mean(np.abs(a - f)) / scale) if math.isfinite(scale) else math.nan}
+    if cols.get("p10"):
+        lo80, hi80 = (np.asarray(cols[c], dtype=float)[ok] for c in ("p10", "p90"))
+        lo95, hi95 = (np.asarray(cols[c], dtype=float)[ok] for c in ("p2_5", "p97_5"))
+        out["coverage80"] = float(np.mean((a >= lo80) & (a <= hi80)))
+        out["coverage95"] = float(np.mean((a >= lo95) & (a <= hi95)))
+    return out
+
+
+def _columns(fc: EngineForecast) -> dict[str, list[float]]:
+    return {c: fc.column(c) for c in ("median", "p10", "p90", "p2_5", "p97_5")}
+
+
+def run_one(series: PanelSeries, opts: Options) -> SeriesOutcome:
+    """Forecast (or score against the held-back tail) one series; errors become ``error``."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = SeriesOutcome(series.series_id)
+    m = SEASON_LENGTH[opts.frequency]
+    values = series.values
+    if opts.holdout:
+        if values.size <= opts.holdout:
+            out.error = f"{values.size} {UNITS[opts.frequency]}: nothing left after holding back {opts.holdout}"
+            return out
+        train, actual = values[: -opts.holdout], values[-opts.holdout :]
+        h = opts.holdout
+    else:
+        train, actual, h = values, np.array([]), opts.horizon
+    try:
+        fc = forecast(train, h, season_length=m, members=opts.members, k=opts.k, pin=opts.pin,
+                      unit=UNITS[opts.frequency])
+    except ValueError as exc:
+        out.error = str(exc)
+        return out
+    cols = _columns(fc)
+    last = series.first_period + train.size - 1
+    for i in range(h):
+        row: dict[str, Any] = {"series_id": series.series_id,
+                               "timestamp": format_period(last + 1 + i, opts.frequency, series.style)}
+        row.update({c: cols[c][i] for c in OUT_COLUMNS[2:]})
+        if opts.holdout:
+            row["actual"] = float(actual[i])
+        out.rows.append(row)
+    if opts.holdout:
+        out.scores["combined"] = _holdout_scores(actual, cols, train, m)
+        for mr in fc.members:
+            if mr.median:
+                mcols = {"median": mr.median, "p10": mr.p10, "p90": mr.p90, "p2_5": mr.p2_5, "p97_5": mr.p97_5}
+                out.scores[mr.name] = _holdout_scores(actual, mcols, train, m)
+    out.seconds = time.perf_counter() - t0
+    out.cpu_seconds = time.process_time() - c0
+    return out
+
+
+def _run_chunk(args: tuple[list[PanelSeries], Options]) -> list[SeriesOutcome]:
+    chunk, opts = args
+    return [run_one(s, opts) for s in chunk]
+
+
+def _warm_up() -> None:
+    """Compile statsforecast's numba code once in the parent so forked workers inherit it."""
+    forecast(np.linspace(1.0, 2.0, 12) + np.sin(np.arange(12.0)) * 0.1, 2, season_length=4)
+
+
+def _chunks(series: list[PanelSeries], size: int) -> Iterator[list[PanelSeries]]:
+    for i in range(0, len(series), size):
+        yield series[i : i + size]
+
+
+def run_panel(series: list[PanelSeries], opts: Options, jobs: int | None = None) -> list[SeriesOutcome]:
+    """Forecast every series with ``jobs`` processes (default: all cores); order is kept."""
+    jobs = jobs or os.cpu_count() or 1
+    if jobs <= 1 or len(series) < 4:
+        return [run_one(s, opts) for s in series]
+    _warm_up()
+    size = max(1, min(16, len(series) // (jobs * 8)))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
+        parts = pool.map(_run_chunk, [(c, opts) for c in _chunks(series, size)])
+        return [o for part in parts for o in part]
+
+
+def summarise(outcomes: list[SeriesOutcome], opts: Options, seconds: float, jobs: int) -> dict[str, Any]:
+    """Panel-level figures: means over all scored series of each method's per-series means."""
+    done = [o for o in outcomes if o.error is None]
+    summary: dict[str, Any] = {
+        "series": len(outcomes),
+        "forecast": len(done),
+        "failed": {o.series_id: o.error for o in outcomes if o.error is not None},
+        "frequency": opts.frequency,
+        "horizon": opts.holdout or opts.horizon,
+        "holdout": opts.holdout,
+        "seconds": round(seconds, 2),
+        "cpu_seconds": round(sum(o.cpu_seconds for o in outcomes), 2),
+        "jobs": jobs,
+        "load_average": round(os.getloadavg()[0], 2),
+    }
+    if opts.holdout:
+        methods: dict[str, dict[str, list[float]]] = {}
+        for o in done:
+            for method, sc in o.scores.items():
+                for key, v in sc.items():
+                    methods.setdefault(method, {}).setdefault(key, []).append(v)
+        summary["scores"] = {
+            method: {key: float(np.nanmean(v)) for key, v in metrics.items()} | {"series": len(metrics["smape"])}
+            for method, metrics in methods.items()
+        }
+    return clean(summary)  # type: ignore[no-any-return]
+
+
+def write_rows(outcomes: list[SeriesOutcome], out: io.TextIOBase, holdout: bool) -> int:
+    cols = list(OUT_COLUMNS) + (["actual"] if holdout else [])
+    w = csv.DictWriter(out, fieldnames=cols, lineterminator="\n")
+    w.writeheader()
+    n = 0
+    for o in outcomes:
+        for row in o.rows:
+            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
+            n += 1
+    return n
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m forecasts.demand.engine.panel", description=__doc__.split("\n\n")[0])
+    p.add_argument("path", type=Path)
+    p.add_argument("--frequency", required=True, choices=["A", "S", "Q", "M"])
+    p.add_argument("--horizon", type=int, required=True)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--holdout", type=int, default=0, metavar="H")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument("--k", type=int, default=DEFAULT_K, help="at most K members combined (default: all that pass)")
+    p.add_argument("--members", default=",".join(PANEL_MEMBERS),
+                   help=f"comma-separated members (default {','.join(PANEL_MEMBERS)}; add arima for its scores)")
+    p.add_argument("--pin", default=None, choices=STAT_MEMBERS, help="use one member instead of the combination")
+    a = p.parse_args(argv)
+    if a.horizon < 1 or a.holdout < 0:
+        p.error("--horizon must be at least 1 and --holdout at least 0")
+    try:
+        series = read_panel(a.path, a.frequency)
+    except PanelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    members = tuple(m.strip() for m in a.members.split(",") if m.strip())
+    unknown = [m for m in members if m not in STAT_MEMBERS]
+    if unknown:
+        p.error(f"unknown member {unknown[0]!r}; choose from {', '.join(STAT_MEMBERS)}")
+    opts = Options(a.frequency, a.horizon, a.holdout, a.k, a.pin, members)
+    jobs = a.jobs or os.cpu_count() or 1
+    t0 = time.perf_counter()
+    outcomes = run_panel(series, opts, jobs)
+    seconds = time.perf_counter() - t0
+    with a.out.open("w", encoding="utf-8") as fh:
+        write_rows(outcomes, fh, bool(a.holdout))
+    summary = summarise(outcomes, opts, seconds, jobs)
+    if a.json:
+        print(json.dumps(summary, indent=1))
+    else:
+        print(f"{summary['forecast']} of {summary['series']} series in {seconds:.1f} s on {jobs} processes "
+              f"({summary['cpu_seconds']:.1f} CPU-s, load average {summary['load_average']}) -> {a.out}")
+        for method, sc in summary.get("scores", {}).items():
+            print(f"  {method:11s} sMAPE {sc['smape']:6.2f}  MASE {sc['mase']:.3f}  "
+                  f"80% {sc.get('coverage80', math.nan):.3f}  95% {sc.get('coverage95', math.nan):.3f}")
+        for sid, err in list(summary["failed"].items())[:10]:
+            print(f"  {sid}: {err}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,88 @@
+"""Forecast or score a panel of series (long CSV ``series_id,timestamp,value``): the service behind
+``manage.py forecast_panel``, ``POST /api/v1/forecast-panels/`` and the page /forecasts/panel/.
+
+The work is the pure engine's (``forecasts.demand.engine.panel``).  The command uses every core;
+the page and the API run in the web process, one series after another, and take at most
+``MAX_WEB_SERIES`` series (a larger panel is a command's job).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from forecasts.demand.engine.panel import (
+    PANEL_MEMBERS,
+    Options,
+    PanelError,
+    SeriesOutcome,
+    read_panel,
+    run_panel,
+    summarise,
+    write_rows,
+)
+
+MAX_WEB_SERIES = 100
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+FREQUENCIES = ("A", "S", "Q", "M")
+
+__all__ = ["MAX_WEB_SERIES", "PanelError", "PanelRun", "panel_run"]
+
+
+@dataclass
+class PanelRun:
+    summary: dict[str, Any]
+    outcomes: list[SeriesOutcome]
+
+    def csv(self) -> str:
+        buf = io.StringIO()
+        write_rows(self.outcomes, buf, bool(self.summary["holdout"]))
+        return buf.getvalue()
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [row for o in self.outcomes for row in o.rows]
+
+
+def _check(frequency: str, horizon: int, holdout: int) -> None:
+    if frequency not in FREQUENCIES:
+        raise PanelError(f"frequency must be one of {', '.join(FREQUENCIES)}, not {frequency!r}")
+    if horizon < 1 or horizon > 240:
+        raise PanelError("horizon must be between 1 and 240 periods")
+    if holdout < 0 or holdout > 240:
+        raise PanelError("holdout must be between 0 and 240 periods")
+
+
+def panel_run(source: Path | bytes, *, frequency: str, horizon: int, holdout: int = 0, name: str | None = None,
+              jobs: int | None = None, max_series: int | None = None, pin: str | None = None,
+              members: tuple[str, ...] = PANEL_MEMBERS) -> PanelRun:
+    """Read, forecast (or score with ``holdout``) and summarise a panel.  ``source`` is a path or
+    the uploaded bytes (gzip allowed).  ``jobs`` processes (default: all cores)."""
+    _check(frequency, horizon, holdout)
+    if isinstance(source, bytes):
+        if len(source) > MAX_UPLOAD_BYTES:
+            raise PanelError(f"{name or 'upload'}: {len(source) / 1e6:.1f} MB is over the "
+                             f"{MAX_UPLOAD_BYTES // 10**6} MB limit; use python manage.py forecast_panel")
+        import gzip
+
+        raw = gzip.decompress(source) if source[:2] == b"\x1f\x8b" else source
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise PanelError(f"{name or 'upload'}: not UTF-8 text (byte {exc.start})") from exc
+        series = read_panel(io.StringIO(text), frequency, name=name or "upload")
+    else:
+        series = read_panel(source, frequency, name=name)
+    if max_series is not None and len(series) > max_series:
+        raise PanelError(f"{name or 'upload'}: {len(series)} series; the page and the API take at most "
+                         f"{max_series}: run python manage.py forecast_panel for larger panels")
+    if pin and pin not in members:
+        members = (*members, pin)
+    opts = Options(frequency, horizon, holdout, pin=pin, members=members)
+    jobs = jobs or os.cpu_count() or 1
+    t0 = time.perf_counter()
+    outcomes = run_panel(series, opts, jobs)
+    return PanelRun(summarise(outcomes, opts, time.perf_counter() - t0, jobs), outcomes)

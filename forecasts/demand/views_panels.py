@@ -1,0 +1,50 @@
+"""The panel page (/forecasts/panel/): a planner uploads a long CSV of series and sees the scores
+(with a holdout) or downloads the forecasts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from forecasts.demand.panels import MAX_WEB_SERIES, PanelError, panel_run
+from planner.roles import planner_required
+
+FREQUENCY_LABELS = (("A", "yearly"), ("S", "half-yearly"), ("Q", "quarterly"), ("M", "monthly"))
+
+
+def _int(value: Any, default: int, lo: int, hi: int) -> int:
+    try:
+        return max(lo, min(hi, int(value)))
+    except (TypeError, ValueError):
+        return default
+
+
+@planner_required
+def panel(request: HttpRequest) -> HttpResponse:
+    ctx: dict[str, Any] = {"frequencies": FREQUENCY_LABELS, "max_series": MAX_WEB_SERIES,
+                           "form": {"frequency": "A", "horizon": 6, "holdout": 6}}
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        freq = request.POST.get("frequency", "A")
+        horizon = _int(request.POST.get("horizon"), 6, 1, 240)
+        holdout = _int(request.POST.get("holdout"), 0, 0, 240)
+        ctx["form"] = {"frequency": freq, "horizon": horizon, "holdout": holdout}
+        if upload is None:
+            ctx["error"] = "choose a CSV file with columns series_id,timestamp,value"
+        else:
+            try:
+                run = panel_run(upload.read(), frequency=freq, horizon=horizon, holdout=holdout, name=upload.name,
+                                jobs=1, max_series=MAX_WEB_SERIES)
+            except PanelError as exc:
+                ctx["error"] = str(exc)
+            else:
+                if request.POST.get("download"):
+                    resp = HttpResponse(run.csv(), content_type="text/csv")
+                    resp["Content-Disposition"] = 'attachment; filename="panel-forecast.csv"'
+                    return resp
+                ctx.update(summary=run.summary, file_name=upload.name, rows=run.rows()[:60],
+                           scores=sorted((run.summary.get("scores") or {}).items(),
+                                         key=lambda kv: (kv[0] != "combined", kv[1].get("smape") or 0)))
+    return render(request, "forecasts/panel.html", ctx)

@@ -1,0 +1,154 @@
+"""The forecasting engine on small synthetic series whose right answers are known (pure, no Django)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from forecasts.demand.engine import ShortHistoryError, choose_log, forecast, growth_rate_projection
+from forecasts.demand.engine.backtest import plan_origins
+from forecasts.demand.engine.intervals import calibrate, sample_paths
+
+
+def test_a_straight_line_is_extrapolated_as_a_straight_line():
+    y = 10.0 + 2.0 * np.arange(20)
+    fc = forecast(y, 5)
+    assert not fc.log, fc.log_reason
+    assert fc.column("median") == pytest.approx([50, 52, 54, 56, 58], rel=0.01)
+
+
+def test_a_geometric_series_is_modelled_on_the_log_scale_and_continued_geometrically():
+    y = 5.0 * 1.1 ** np.arange(20)
+    fc = forecast(y, 5)
+    assert fc.log and "log scale" in fc.log_reason
+    assert fc.column("median") == pytest.approx(y[-1] * 1.1 ** np.arange(1, 6), rel=0.01)
+
+
+def test_the_log_rule_keeps_constant_differences_and_non_positive_series_on_their_own_scale():
+    assert choose_log(10.0 + 3.0 * np.arange(16))[0] is False
+    assert choose_log(np.linspace(-1.0, 5.0, 16))[0] is False
+    assert choose_log(3.0 * 1.2 ** np.arange(16))[0] is True
+    with pytest.raises(ValueError, match="values <= 0"):
+        choose_log(np.array([1.0, 0.0, 2.0]), log=True)
+
+
+def test_the_forecast_has_the_requested_horizon_and_the_backtest_is_capped_by_the_length():
+    rng = np.random.default_rng(3)
+    y = 100 + np.cumsum(1 + rng.standard_normal(30))
+    short = forecast(y, 3)
+    assert len(short.steps) == 3 and short.backtest_horizon == 3
+    long = forecast(y, 40)
+    assert len(long.steps) == 40
+    assert long.backtest_horizon == 30 - 8  # the first quarter of the series is always training
+    assert all(len(m.median) == 40 for m in long.members if m.median)
+
+
+def test_a_short_history_says_how_many_periods_exist_and_how_many_are_needed():
+    with pytest.raises(ShortHistoryError) as exc:
+        forecast([5.0, 6.0, 7.0], 12, unit="months")
+    assert exc.value.periods == 3 and exc.value.needed == 8
+    assert "3 months of history; at least 8 are needed" in str(exc.value)
+    assert "growth rate" in str(exc.value)
+
+
+def test_a_growth_rate_projection_compounds_the_annual_rate_over_the_periods():
+    out = growth_rate_projection(100.0, 12.0, 24, 12)
+    assert out[11] == pytest.approx(112.0) and out[23] == pytest.approx(125.44)
+    with pytest.raises(ValueError, match="above -100%"):
+        growth_rate_projection(100.0, -100.0, 3, 12)
+
+
+def test_each_member_is_reported_with_backtest_errors_and_weights_that_sum_to_one():
+    rng = np.random.default_rng(5)
+    y = np.exp(np.cumsum(0.02 + 0.05 * rng.standard_normal(48))) * 50
+    fc = forecast(y, 6)
+    names = {m.name for m in fc.members}
+    assert {"ets", "ets_damped", "theta", "dotm", "arima", "rwd"} <= names
+    assert sum(m.weight for m in fc.members) == pytest.approx(1.0)
+    assert {m.name for m in fc.members if m.weight > 0} == set(fc.selected)
+    for m in fc.members:
+        assert m.cells > 0 and np.isfinite(m.mase) and np.isfinite(m.smape)
+    assert [m.rank for m in fc.members] == list(range(1, len(fc.members) + 1))
+
+
+def test_a_pinned_member_replaces_the_combination():
+    y = 20 + 0.5 * np.arange(24) + np.sin(np.arange(24))
+    fc = forecast(y, 4, pin="rwd")
+    rwd = next(m for m in fc.members if m.name == "rwd")
+    assert fc.method == "pinned: rwd" and fc.selected == ["rwd"]
+    assert fc.column("median") == pytest.approx(rwd.median)
+    with pytest.raises(ValueError, match="cannot pin 'prophet'"):
+        forecast(y, 4, pin="prophet")
+
+
+def test_conformal_intervals_from_exchangeable_errors_cover_near_the_nominal_rate():
+    rng = np.random.default_rng(11)
+    hits80, hits95 = [], []
+    for _ in range(2000):
+        errors = np.abs(rng.laplace(size=(10, 1)))  # ten backtest errors at one step
+        cal = calibrate(errors)  # 80% from the ten; 95% beyond their reach, by the Laplace ratio
+        new = abs(rng.laplace())
+        hits80.append(new <= cal.widths[0.80][0])
+        hits95.append(new <= cal.widths[0.95][0])
+    assert 0.77 <= np.mean(hits80) <= 0.83
+    assert 0.92 <= np.mean(hits95) <= 0.975
+
+
+def test_the_combined_forecast_of_simulated_random_walks_covers_near_the_nominal_rate():
+    rng = np.random.default_rng(7)
+    inside = []
+    for _ in range(40):
+        y = 200 + np.cumsum(0.5 + rng.standard_normal(46))
+        fc = forecast(y[:40], 6, members=("rwd", "ets", "theta"))
+        lo, hi = np.array(fc.column("p10")), np.array(fc.column("p90"))
+        inside.extend((y[40:] >= lo) & (y[40:] <= hi))
+    assert 0.68 <= np.mean(inside) <= 0.92
+
+
+def test_sample_paths_keep_the_calibrated_quantiles_and_the_correlation_between_steps():
+    rng = np.random.default_rng(1)
+    center = np.linspace(1.0, 2.0, 6)
+    half = {0.80: np.linspace(0.1, 0.6, 6), 0.95: np.linspace(0.2, 1.0, 6)}
+    paths = sample_paths(center, half, 20000, rng)
+    q = np.quantile(paths, [0.025, 0.10, 0.5, 0.90, 0.975], axis=0)
+    assert q[1] == pytest.approx(center - half[0.80], abs=0.02)
+    assert q[3] == pytest.approx(center + half[0.80], abs=0.02)
+    assert q[0] == pytest.approx(center - half[0.95], abs=0.03)
+    assert np.corrcoef(paths[:, 4], paths[:, 5])[0, 1] > 0.8
+
+
+def test_forecast_paths_are_returned_on_the_original_scale_when_asked():
+    y = 5.0 * 1.05 ** np.arange(30) * (1 + 0.01 * np.sin(np.arange(30)))
+    fc = forecast(y, 4, n_paths=1000, seed=2)
+    assert fc.paths is not None and np.array(fc.paths).shape == (1000, 4)
+    assert np.median(np.array(fc.paths), axis=0) == pytest.approx(fc.column("median"), rel=0.02)
+
+
+def test_the_backtest_plan_keeps_a_quarter_of_the_series_for_training_and_the_last_origins():
+    plan = plan_origins(20, 6, max_origins=10)
+    assert plan.min_train == 5 and plan.origins == tuple(range(10, 20)) and plan.horizon == 6
+    assert plan_origins(40, 6).origins == tuple(range(24, 40))  # at most 16 origins
+    assert plan_origins(6, 3).horizon == 1
+
+
+def test_intervals_past_the_backtest_horizon_widen_like_a_random_walk_and_never_shrink():
+    errors = np.array([[1.0, 2.0], [1.0, 2.0], [1.0, 2.0], [1.0, 2.0], [1.0, np.nan]])
+    half = calibrate(errors).half_widths(8)[0.80]
+    assert half[:2] == pytest.approx([1.0, 2.0])
+    assert half[7] == pytest.approx(2.0 * np.sqrt(8 / 2))
+    assert np.all(np.diff(half) >= 0)
+
+
+def test_a_growth_curve_plugs_in_as_a_member_and_is_backtested_and_weighted_like_the_others():
+    from forecasts.demand.engine import CurveMember
+    from forecasts.demand.engine.curves import curve_members
+
+    t = np.arange(40.0)
+    y = 1000 / (1 + np.exp(-(t - 15) / 4)) + 5  # an S-curve saturating near 1005
+    fc = forecast(y, 12, extra_members=curve_members(capacity=1005.0))
+    logistic = next(m for m in fc.members if m.name == "logistic")
+    assert logistic.cells > 0 and np.isfinite(logistic.mase)
+    assert max(logistic.median) <= 1005.0 * 1.01  # saturates at the given capacity, not beyond
+    flat = CurveMember("last_value", lambda hist, h: np.full(h, hist[-1]))
+    pinned = forecast(y, 3, extra_members=[flat], pin="last_value")
+    assert pinned.column("median") == pytest.approx([y[-1]] * 3)
