@@ -51,6 +51,8 @@ class NodeType:
     last_year: int | None = None  # last year it can be bought (end of sale); None: no limit
     source: str = ""
     assumptions: str = ""
+    price_source: str = ""  # where price_usd comes from (vendor list, condo page, procurement, estimate)
+    price_date: str = ""  # when that price held, e.g. "2013-09"
 
     @property
     def peak_gflops(self) -> float:
@@ -83,6 +85,8 @@ class StorageSystem:
     last_year: int | None = None  # end of sale; None: no limit
     source: str = ""
     assumptions: str = ""
+    price_source: str = ""  # where price_usd comes from
+    price_date: str = ""  # when that price held, e.g. "2013-09"
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +130,8 @@ class Catalog:
     storage_systems: dict[str, StorageSystem] = field(default_factory=dict)
     benchmarks: list[Benchmark] = field(default_factory=list)
     source_path: str = ""
+    performance_path: str = ""  # benchmark file of the performance model ("": the default one)
+    performance_scale: float = 1.0  # multiplies the model's per-genome work and I/O (sensitivity studies)
 
     def node(self, name: str) -> NodeType:
         try:
@@ -192,15 +198,41 @@ def _build(cls: type, raw: Any, where: str) -> Any:
         raise CatalogError(f"{where}: {exc}") from None
 
 
+_NODE_POSITIVE = ("sockets", "cores_per_node", "base_clock_ghz", "all_core_clock_ghz", "arch_factor", "memory_gb",
+                  "price_usd", "lifetime_years", "flops_per_cycle_per_core")
+_STORAGE_POSITIVE = ("raw_tb", "usable_tb", "price_usd", "throughput_gbps", "metadata_iops", "lifetime_years")
+_NONNEGATIVE = ("power_w", "rack_units", "support_pct_per_year", "local_flash_tb", "gpus")
+
+
+def _check_numbers(obj: Any, where: str, positive: tuple[str, ...]) -> None:
+    """Negative or zero prices, counts and capacities are errors naming the field path."""
+    for name in positive + _NONNEGATIVE:
+        if not hasattr(obj, name):
+            continue
+        val = getattr(obj, name)
+        if isinstance(val, bool) or not isinstance(val, (int, float)) or math.isnan(val):
+            raise CatalogError(f"{where}.{name}: expected a number, got {val!r}")
+        if name in positive and val <= 0:
+            raise CatalogError(f"{where}.{name}: must be > 0, got {val!r}")
+        if val < 0:
+            raise CatalogError(f"{where}.{name}: must be >= 0, got {val!r}")
+
+
 def catalog_from_dict(data: dict[str, Any], source_path: str = "") -> Catalog:
     cat = Catalog(source_path=source_path)
+    perf = data.get("performance_model")
+    if perf is not None:
+        if not isinstance(perf, str):
+            raise CatalogError(f"performance_model: expected a path to a benchmark file, got {perf!r}")
+        base = Path(source_path).parent if source_path and source_path != "database" else Path.cwd()
+        cat.performance_path = str((base / perf).resolve())
     for i, raw in enumerate(data.get("node_types") or []):
         node = _build(NodeType, raw, f"node_types[{i}]")
-        if node.cores_per_node <= 0 or node.base_clock_ghz <= 0 or node.arch_factor <= 0:
-            raise CatalogError(f"node_types[{i}]: cores, clock and arch_factor must be positive")
+        _check_numbers(node, f"node_types[{i}]", _NODE_POSITIVE)
         cat.node_types[node.name] = node
     for i, raw in enumerate(data.get("storage_systems") or []):
         st = _build(StorageSystem, raw, f"storage_systems[{i}]")
+        _check_numbers(st, f"storage_systems[{i}]", _STORAGE_POSITIVE)
         if st.kind not in STORAGE_KINDS:
             raise CatalogError(f"storage_systems[{i}].kind: {st.kind!r} not in {STORAGE_KINDS}")
         if not 0 < st.fullness_limit <= 1:
@@ -221,8 +253,15 @@ def catalog_from_dict(data: dict[str, Any], source_path: str = "") -> Catalog:
 def load_catalog(path: str | Path) -> Catalog:
     """Load a catalog YAML (keys ``node_types``, ``storage_systems``, ``benchmarks``)."""
     p = Path(path)
-    with p.open(encoding="utf-8") as fh:
-        data = yaml.safe_load(fh) or {}
+    try:
+        with p.open(encoding="utf-8") as fh:
+            data = yaml.safe_load(fh) or {}
+    except OSError as exc:
+        raise CatalogError(f"{p}: cannot read ({exc.strerror})") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{p}:{mark.line + 1}:{mark.column + 1}" if mark else str(p)
+        raise CatalogError(f"{where}: YAML syntax error: {exc.problem or exc.context}") from None
     if not isinstance(data, dict):
         raise CatalogError(f"{p}: expected a mapping at the top level")
     return catalog_from_dict(data, source_path=str(p))

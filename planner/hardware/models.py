@@ -29,6 +29,9 @@ class NodeType(models.Model):
     flops_per_cycle_per_core = models.FloatField(default=8.0, help_text="double precision, for peak TF")
     source = models.TextField(blank=True)
     assumptions = models.TextField(blank=True)
+    price_source = models.TextField(blank=True, help_text="where price_usd comes from: vendor list, condo page, "
+                                                          "procurement record or estimate")
+    price_date = models.CharField(max_length=20, blank=True, help_text="when that price held, e.g. 2013-09")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -70,6 +73,9 @@ class StorageSystem(models.Model):
     last_year = models.PositiveSmallIntegerField(null=True, blank=True)
     source = models.TextField(blank=True)
     assumptions = models.TextField(blank=True)
+    price_source = models.TextField(blank=True, help_text="where price_usd comes from: vendor list, condo page, "
+                                                          "procurement record or estimate")
+    price_date = models.CharField(max_length=20, blank=True, help_text="when that price held, e.g. 2013-09")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

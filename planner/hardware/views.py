@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from planner.hardware.costmodel import CostModel, NoBenchmarkError, speedup
+from planner.hardware.design_model import fitted_benchmarks, fitted_leave_one_out
 from planner.hardware.models import Benchmark, NodeType, StorageSystem
 from planner.hardware.services import (
     KINDS,
@@ -161,5 +162,16 @@ def benchmarks(request: HttpRequest) -> HttpResponse:
     return render(request, "hardware/benchmarks.html", {
         "benchmarks": Benchmark.objects.select_related("node_type", "storage_system"),
         "derived": derived_table(cat), "speedups": speedups(cat), "batches": batch_checks(cat),
-        "pipeline": GATK,
+        "pipeline": GATK, "calibration": calibration_context(),
     })
+
+
+def calibration_context() -> dict[str, Any] | None:
+    """The performance model's fit: parameters with uncertainty, residuals, leave-one-out."""
+    try:
+        fit = fitted_benchmarks()
+        loo = fitted_leave_one_out()
+    except (OSError, ValueError):
+        return None
+    return {"fit": fit, "loo": loo, "path": "fixtures/benchmarks/genomics.yaml",
+            "loo_median_pct": 100 * loo.median_abs_error, "fit_median_pct": 100 * fit.median_abs_error}

@@ -1,0 +1,135 @@
+"""Why a design's genomes run on the node types they do, in the performance model's terms (pure core).
+
+For one year: every node type that can be bought (or is owned) that year, at the design's operating
+storage utilisation, with its per-genome CPU hours, wall core-hours, turnaround, whether it meets the
+turnaround limit, genomes/day per node and the yearly cost of one genome/day of capacity
+(price / lifetime + power + support, per genome/day a node sustains). The break-even price ratio
+says how far the chosen node type's price could move before a rival is cheaper per genome/day:
+ratio k solves k x price (1 / lifetime + support share) + power cost = rival's cost x the chosen
+node's genomes/day per node. It is a per-genome/day comparison at the operating point, the term the
+genomes rows of the optimiser weigh, not a re-run of the optimiser (which also weighs core-hours,
+storage, budgets and the years a node type is on sale).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from planner.hardware.design_model import PipelineModel
+
+HOURS_PER_YEAR = 8760.0
+
+
+@dataclass(frozen=True, slots=True)
+class NodeOption:
+    node: str
+    cores: int
+    clock_ghz: float
+    arch_factor: float
+    price_usd: float
+    cpu_hours: float
+    wall_core_hours: float
+    turnaround_hours: float
+    storage_bound_fraction: float
+    genomes_per_day_per_node: float
+    usd_per_genome_day_year: float  # yearly cost of one genome/day of capacity
+    eligible: bool  # meets the turnaround limit
+    price_source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BreakEven:
+    chosen: str
+    rival: str | None
+    ratio: float | None  # chosen price x ratio = rival's cost per genome/day (>1: chosen is cheaper)
+    rival_eligible: bool
+    sentence: str
+
+
+def node_options(design: Any, catalog: Any, pm: PipelineModel, year: int, rho: float,
+                 owned: set[str] | None = None, candidates: list[str] | None = None) -> list[NodeOption]:
+    c = design.costs
+    energy = HOURS_PER_YEAR / 1000.0 * c.pue * c.power_usd_per_kwh  # $ per W-year
+    share = design.utilisation_target * design.genomics_share
+    out = []
+    for name, item in catalog.node_types.items():
+        on_sale = item.first_year <= year and (item.last_year is None or year <= item.last_year)
+        if name not in (owned or set()) and (not on_sale or (candidates is not None and name not in candidates)):
+            continue
+        r = pm.option(name, rho, share)
+        price = design.unit_price_usd(catalog, "node", name, year)
+        pct = c.support_pct_per_year if c.support_pct_per_year is not None else item.support_pct_per_year
+        yearly = price / item.lifetime_years + item.power_w * energy + price * pct / 100.0
+        per_gpd = yearly / r.genomes_per_day_per_node if r.genomes_per_day_per_node > 0 else math.inf
+        limit = design.turnaround_hours
+        node = pm.node(name)
+        out.append(NodeOption(name, node.cores, node.clock_ghz, node.arch_factor, price, r.cpu_hours,
+                              r.wall_core_hours, r.turnaround_hours, r.storage_bound_fraction,
+                              r.genomes_per_day_per_node, per_gpd,
+                              limit is None or r.turnaround_hours <= limit + 1e-9,
+                              getattr(item, "price_source", "")))
+    return sorted(out, key=lambda o: (not o.eligible, o.usd_per_genome_day_year, o.node))
+
+
+def break_even(design: Any, catalog: Any, options: list[NodeOption], chosen: str) -> BreakEven:
+    by = {o.node: o for o in options}
+    if chosen not in by:
+        return BreakEven(chosen, None, None, False, f"{chosen} is not on sale that year")
+    ch = by[chosen]
+    rivals = [o for o in options if o.node != chosen and math.isfinite(o.usd_per_genome_day_year)]
+    eligible = [o for o in rivals if o.eligible]
+    pool = eligible or rivals
+    if not pool:
+        return BreakEven(chosen, None, None, False, f"no other node type to compare {chosen} with")
+    rival = min(pool, key=lambda o: o.usd_per_genome_day_year)
+    item = catalog.node(chosen)
+    c = design.costs
+    energy = HOURS_PER_YEAR / 1000.0 * c.pue * c.power_usd_per_kwh
+    pct = c.support_pct_per_year if c.support_pct_per_year is not None else item.support_pct_per_year
+    per_price = 1.0 / item.lifetime_years + pct / 100.0
+    target = rival.usd_per_genome_day_year * ch.genomes_per_day_per_node
+    ratio = (target - item.power_w * energy) / (ch.price_usd * per_price) if ch.price_usd > 0 else None
+    a, b = ch.usd_per_genome_day_year, rival.usd_per_genome_day_year
+    if ratio is None or ratio <= 0:
+        sentence = (f"{rival.node} is cheaper per genome/day (${b:,.0f} vs ${a:,.0f} a year) whatever {chosen} "
+                    f"costs: {chosen}'s power alone costs more.")
+    elif ratio >= 1:
+        sentence = (f"{chosen} is the cheaper per genome/day (${a:,.0f} vs {rival.node}'s ${b:,.0f} a year); "
+                    f"the choice flips to {rival.node} if {chosen} cost more than {ratio:.2f}x its price "
+                    f"(${ch.price_usd * ratio:,.0f} instead of ${ch.price_usd:,.0f}).")
+    else:
+        sentence = (f"{rival.node} is cheaper per genome/day (${b:,.0f} vs ${a:,.0f} a year): {chosen} would "
+                    f"have to cost {ratio:.2f}x its price (${ch.price_usd * ratio:,.0f} instead of "
+                    f"${ch.price_usd:,.0f}) to match it.")
+    if not eligible and design.turnaround_hours is not None:
+        sentence = (f"No other node type turns a genome around within {design.turnaround_hours:g} h, so no "
+                    f"price makes the optimiser pick another for genomes. Without that limit: " + sentence)
+    return BreakEven(chosen, rival.node, ratio, bool(eligible), sentence)
+
+
+def explain_year(design: Any, catalog: Any, pm: PipelineModel, year_eval: Any,
+                 candidates: list[str] | None = None) -> dict[str, Any]:
+    """The design page's 'why these nodes' card for one evaluated year (a YearEvaluation or its dict)."""
+    def get(key: str) -> Any:
+        return year_eval.get(key) if isinstance(year_eval, dict) else getattr(year_eval, key, None)
+
+    year = int(get("year"))
+    rho = float(get("storage_utilisation") or 0.0)
+    if rho <= 0:
+        return {}
+    by_node: dict[str, float] = dict(get("genomes_by_node") or {})
+    owned = set(by_node)
+    options = node_options(design, catalog, pm, year, rho, owned, candidates)
+    chosen = max(by_node, key=lambda n: by_node[n]) if by_node else (options[0].node if options else "")
+    be = break_even(design, catalog, options, chosen) if chosen else None
+    return {
+        "year": year, "tier": get("pipeline_storage"), "storage_utilisation": rho,
+        "storage_bound_fraction": get("storage_bound_fraction"), "turnaround_hours": get("turnaround_hours"),
+        "wall_core_hours": get("wall_core_hours_per_genome"), "cpu_hours": get("cpu_hours_per_genome"),
+        "in_flight": get("genomes_in_flight"), "working_set_tb": get("working_set_tb"),
+        "flash_tb": get("flash_tb"), "flash_days": get("flash_days_of_ingest"),
+        "by_node": by_node, "chosen": chosen, "options": options, "break_even": be,
+        "turnaround_limit": design.turnaround_hours,
+    }

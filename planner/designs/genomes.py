@@ -1,0 +1,177 @@
+"""Genomes/day of a year's machine from the performance model (pure core; used by capacity and optimize).
+
+For each storage system present as the pipeline tier and each storage utilisation level rho
+(planner.hardware.design_model), the year's capacity is the largest genomes/day the node types can
+serve (planner.hardware.rates.allocate: g_n <= rate_n x nodes_n, the tier's operations at rho, the
+working sets of the genomes in flight on its fast tier, the turnaround limit). The capacity is the
+best (tier, level); the operating point reported per genome (turnaround, core-hours, storage-bound
+fraction) is the least busy level that still meets the year's demand. The optimiser builds the
+same terms as linear rows (planner.designs.optimize), so its plans evaluate feasible and it finds
+the cheapest one exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.hardware.design_model import PipelineModel, utilisation_levels
+from planner.hardware.rates import OptionRate, allocate
+
+TOL = 1e-9
+
+
+@dataclass(slots=True)
+class GenomesResult:
+    genomes_per_day: float  # capacity: the best tier and level
+    tier: str | None
+    storage_utilisation: float  # level at the operating point
+    limit: str  # what bounds the capacity
+    by_node: dict[str, float] = field(default_factory=dict)  # genomes/day each node type serves
+    in_flight: float = 0.0
+    working_set_tb: float = 0.0
+    cpu_hours: float = 0.0  # per genome, mean over the node types serving (at the operating point)
+    wall_core_hours: float = 0.0
+    turnaround_hours: float = 0.0
+    storage_bound_fraction: float = 0.0
+    rules: dict[str, str] = field(default_factory=dict)
+
+
+def tier_names(catalog: Any, storage_units: dict[str, int]) -> list[str]:
+    return sorted(k for k, u in storage_units.items() if u > 0 and catalog.storage(k).kind != "archive")
+
+
+def fast_tb_available(pm: PipelineModel, tier: str, units: float, reserved_tb: float) -> float | None:
+    """Working-set capacity of ``units`` of the tier (None: unbounded); a flash tier first holds
+    ``reserved_tb`` of ingest."""
+    terms = pm.tier(tier)
+    if terms.working_set_tb_per_unit is None:
+        return None
+    return max(0.0, terms.working_set_tb_per_unit * units - (reserved_tb if terms.holds_ingest else 0.0))
+
+
+def rates_at(pm: PipelineModel, nodes: list[str], rho: float, core_share: float) -> dict[str, OptionRate]:
+    return {n: pm.option(n, rho, core_share) for n in nodes}
+
+
+def model_genomes(pm: PipelineModel, catalog: Any, node_counts: dict[str, int], storage_units: dict[str, int],
+                  demand_gpd: float, *, core_share: float, rho_max: float, reserved_tb: float,
+                  turnaround_limit_hours: float | None) -> GenomesResult:
+    nodes = sorted(n for n, c in node_counts.items() if c > 0)
+    best: tuple[float, str, float] | None = None
+    meets: tuple[float, float, str] | None = None  # (rho, -capacity, tier): least busy, then largest
+    for tier in tier_names(catalog, storage_units):
+        fast = fast_tb_available(pm, tier, storage_units[tier], reserved_tb)
+        for rho in utilisation_levels(rho_max):
+            rates = rates_at(pm, nodes, rho, core_share)
+            ops_cap = pm.tier_genomes_per_day_per_unit(tier, rho) * storage_units[tier]
+            g = allocate(rates, node_counts, ops_cap, fast, pm.working_set_gb, turnaround_limit_hours).genomes_per_day
+            if best is None or g > best[0] * (1 + TOL) + TOL:
+                best = (g, tier, rho)
+            if demand_gpd > 0 and g >= demand_gpd * (1 - TOL):
+                cand = (rho, -g, tier)
+                if meets is None or cand < meets:
+                    meets = cand
+    if best is None:
+        return GenomesResult(0.0, None, 0.0, "no storage for the pipeline")
+    capacity, cap_tier, cap_rho = best
+    limit = allocate(rates_at(pm, nodes, cap_rho, core_share), node_counts,
+                     pm.tier_genomes_per_day_per_unit(cap_tier, cap_rho) * storage_units[cap_tier],
+                     fast_tb_available(pm, cap_tier, storage_units[cap_tier], reserved_tb),
+                     pm.working_set_gb, turnaround_limit_hours).limit
+    # the operating point: how the year's demand is served at the least busy level that meets it
+    tier, rho = (meets[2], meets[0]) if meets else (cap_tier, cap_rho)
+    rates = rates_at(pm, nodes, rho, core_share)
+    ops_cap = pm.tier_genomes_per_day_per_unit(tier, rho) * storage_units[tier]
+    serve = min(ops_cap, demand_gpd) if demand_gpd > 0 else ops_cap
+    alloc = allocate(rates, node_counts, serve, fast_tb_available(pm, tier, storage_units[tier], reserved_tb),
+                     pm.working_set_gb, turnaround_limit_hours)
+    served = {n: g for n, g in alloc.by_node.items() if g > 0}
+    weights = served or ({min(rates, key=lambda n: rates[n].turnaround_hours): 1.0} if rates else {})
+    total = sum(weights.values()) or 1.0
+
+    def mean(attr: str) -> float:
+        return sum(getattr(rates[n], attr) * w for n, w in weights.items()) / total
+
+    rules = {n: pm.arch_rule(n) for n in nodes}
+    rules[f"tier:{tier}"] = pm.tier(tier).rule
+    return GenomesResult(
+        genomes_per_day=capacity, tier=tier, storage_utilisation=rho, limit=limit, by_node=served,
+        in_flight=alloc.in_flight,
+        working_set_tb=alloc.in_flight * pm.working_set_gb / 1000.0,
+        cpu_hours=mean("cpu_hours") if weights else 0.0,
+        wall_core_hours=mean("wall_core_hours") if weights else 0.0,
+        turnaround_hours=mean("turnaround_hours") if weights else 0.0,
+        storage_bound_fraction=mean("storage_bound_fraction") if weights else 0.0, rules=rules,
+    )
+
+
+def add_genome_rows(m: Any, pm: PipelineModel, catalog: Any, *, year: int, bound: float, nodes: list[str],
+                    tiers: list[str], active: Any, fixed_count: Any, core_share: float, rho_max: float,
+                    reserved_tb: float, turnaround_limit_hours: float | None) -> dict[int, float]:
+    """The optimiser's rows for one year (same terms as :func:`model_genomes`). Returns the genomes/day
+    variables whose sum must reach the demand.
+
+    One binary picks the pipeline tier (w_k) and one the utilisation level (z_l). g[n, l] is what node
+    type n serves at level l (node rate at l, turnaround limit); h[k, l] and f[k, l] carry the level's
+    genomes/day and genomes in flight to the chosen tier, where its operations at l and its fast
+    capacity (less the ingest a flash tier keeps) bound them. With one tier and one level chosen this
+    is exactly the evaluation's best (tier, level) allocation, in far fewer variables than one copy
+    of every node per tier and level.
+
+    ``m``: the optimiser's model (``var``, ``row``); ``active(kind, name, year)``: purchase variables
+    in service; ``fixed_count(kind, name, year)``: units owned before or fixed by the plan.
+    """
+    inf = float("inf")
+    levels = utilisation_levels(rho_max)
+    present = [n for n in nodes if active("node", n, year) or fixed_count("node", n, year) > 0]
+    usable = [k for k in tiers if active("storage", k, year) or fixed_count("storage", k, year) > 0]
+    if not present or not usable:
+        return {}
+    w = {k: m.var(0.0, 0, 1, True) for k in usable}
+    z = {lv: m.var(0.0, 0, 1, True) for lv in levels}
+    m.row(dict.fromkeys(w.values(), 1.0), -inf, 1.0)
+    m.row(dict.fromkeys(z.values(), 1.0), -inf, 1.0)
+    for k in usable:  # a tier can carry the pipeline only if it exists that year
+        m.row({w[k]: 1.0} | {j: -1.0 for j in active("storage", k, year)}, -inf,
+              float(fixed_count("storage", k, year)))
+    g_all: dict[int, float] = {}
+    for lv in levels:
+        gs: dict[int, float] = {}
+        flight: dict[int, float] = {}
+        for n in present:
+            r = pm.option(n, lv, core_share)
+            if turnaround_limit_hours is not None and r.turnaround_hours > turnaround_limit_hours + 1e-9:
+                continue
+            g = m.var(0.0, 0, bound, False)
+            gs[g] = 1.0
+            flight[g] = r.in_flight_per_genome_per_day * pm.working_set_gb / 1000.0  # TB per genome/day
+            rate = r.genomes_per_day_per_node
+            m.row({g: 1.0} | {j: -rate for j in active("node", n, year)}, -inf, rate * fixed_count("node", n, year))
+        if not gs:
+            m.row({z[lv]: 1.0}, -inf, 0.0)
+            continue
+        m.row(gs | {z[lv]: -bound}, -inf, 0.0)
+        big_flight = bound * max(flight.values())
+        h_sum: dict[int, float] = {}
+        f_sum: dict[int, float] = {}
+        for k in usable:
+            terms = pm.tier(k)
+            units = {j: 1.0 for j in active("storage", k, year)}
+            units_fixed = float(fixed_count("storage", k, year))
+            h = m.var(0.0, 0, bound, False)
+            f = m.var(0.0, 0, big_flight, False)
+            h_sum[h], f_sum[f] = -1.0, -1.0
+            m.row({h: 1.0, w[k]: -bound}, -inf, 0.0)
+            m.row({f: 1.0, w[k]: -big_flight}, -inf, 0.0)
+            cap = terms.genomes_per_day_per_unit(pm.pipeline, lv)
+            if cap != inf:
+                m.row({h: 1.0} | {j: -cap for j in units}, -inf, cap * units_fixed)
+            ws = terms.working_set_tb_per_unit
+            if ws is not None:
+                reserve = reserved_tb if terms.holds_ingest else 0.0
+                m.row({f: 1.0, w[k]: reserve} | {j: -ws for j in units}, -inf, ws * units_fixed)
+        m.row(gs | h_sum, 0.0, 0.0)  # the level's genomes/day go to the chosen tier
+        m.row(flight | f_sum, 0.0, 0.0)  # and so do their genomes in flight
+        g_all |= gs
+    return g_all
