@@ -1,0 +1,76 @@
+"""REST API for designs under uncertain demand (planners and admins).
+
+GET  /api/v1/designs/{id}/chance/          the latest evaluation judged on the design's demand paths
+POST /api/v1/designs/{id}/service-level/   buy a plan for a service level (and the cost-of-confidence
+                                           curve) in the background: 202 with the run and where to poll
+"""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.decorators import api_view, permission_classes
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from forecasts.demand.paths import PathsError
+from planner.designs.models import Design
+from planner.designs.scenario import ScenarioError
+from planner.designs.services import design_evaluate, design_latest_evaluation
+from planner.designs.services_paths import design_chance, service_level_run_start
+from planner.hardware.services import CatalogImportError
+from planner.roles import IsPlanner
+
+
+class ServiceLevelIn(serializers.Serializer):
+    service_level = serializers.FloatField(min_value=0.01, max_value=1.0,
+                                           help_text="share of demand paths to hold on every year, e.g. 0.9")
+    paths = serializers.IntegerField(min_value=1, max_value=20_000, required=False,
+                                     help_text="demand paths to buy on (default: the scenario's uncertainty.paths)")
+
+
+@extend_schema(responses={200: OpenApiResponse(description="chance report: per year and constraint, the "
+                                                           "probability, expected shortfall, and jointly"),
+                          404: OpenApiResponse(description="no such design"),
+                          409: OpenApiResponse(description="the design has no uncertainty block")})
+@api_view(["GET"])
+@permission_classes([IsPlanner])
+def design_chance_api(request: Request, pk: int) -> Response:
+    design = get_object_or_404(Design, pk=pk)
+    ev = design_latest_evaluation(design)
+    try:
+        ev = ev or design_evaluate(design=design, user=request.user)
+    except (ScenarioError, CatalogImportError) as exc:
+        return Response({"detail": f"cannot evaluate: {exc}"}, status=status.HTTP_400_BAD_REQUEST)
+    chance = design_chance(design, ev)
+    if chance is None:
+        return Response({"detail": "this design has no uncertainty: block (docs/uncertainty.md)"},
+                        status=status.HTTP_409_CONFLICT)
+    if "error" in chance:
+        return Response({"detail": chance["error"]}, status=status.HTTP_400_BAD_REQUEST)
+    return Response({"design": design.pk, "evaluation": ev.pk} | chance)
+
+
+@extend_schema(request=ServiceLevelIn, responses={202: OpenApiResponse(description="run queued")})
+@api_view(["POST"])
+@permission_classes([IsPlanner])
+def design_service_level_api(request: Request, pk: int) -> Response:
+    design = get_object_or_404(Design, pk=pk)
+    data = ServiceLevelIn(data=request.data)
+    data.is_valid(raise_exception=True)
+    try:
+        run = service_level_run_start(design=design, alpha=data.validated_data["service_level"], user=request.user,
+                                      n_paths=data.validated_data.get("paths"))
+    except (ScenarioError, CatalogImportError, PathsError) as exc:
+        return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+    return Response({"run": run.pk, "job": run.job_id, "status": run.status,
+                     "poll": reverse("job-json", args=[run.job_id]) if run.job_id else None,
+                     "url": reverse("designs:run", args=[run.pk])}, status=status.HTTP_202_ACCEPTED)
+
+
+urlpatterns = [
+    path("designs/<int:pk>/chance/", design_chance_api, name="api-design-chance"),
+    path("designs/<int:pk>/service-level/", design_service_level_api, name="api-design-service-level"),
+]

@@ -1,0 +1,80 @@
+"""Speed benchmark of judging designs on demand paths and buying plans for a service level (pure core).
+
+``python -m planner.designs.bench_service_level`` (or ``manage.py bench_service_level``) measures, on
+the 5-year x 20 node types x 10 storage systems instance of planner.designs.bench:
+- the chance a design is enough on 1,000 joint paths (evaluation + counts; target < 200 ms),
+- the cost-minimal plan for a 90% service level on 1,000 paths (target < 30 s, gap <= 0.5%),
+  and that plan's share of an independent set of 1,000 paths (target: within 2 points of 90%).
+Prints one JSON line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+from dataclasses import replace
+from typing import Any
+
+from forecasts.demand.paths import PlanSpread, Spread, around_figures
+from planner.designs.bench import synthetic_catalog
+from planner.designs.capacity import Design, evaluate_design
+from planner.designs.chance import available_from_evaluation, chances
+from planner.designs.confidence import chance_of, plan_for_service_level
+from planner.designs.scenario import REPO_ROOT, load_scenario
+
+SIGMA = {"core_hours": 0.15, "storage_tb": 0.10}
+PLAN = PlanSpread(instruments=Spread(0.8, 1.25), samples_per_instrument=Spread(0.9, 1.1))
+
+
+def _paths(design: Design, n: int, seed: int) -> Any:
+    years = design.years
+    figures = {q: [float(getattr(design.demand[y], q)) for y in years]
+               for q in ("core_hours", "storage_tb", "genomes_per_day", "ingest_tb_per_day")}
+    return around_figures(years=years, figures=figures, sigma_per_year=SIGMA, n_paths=n, seed=seed, plan_spread=PLAN)
+
+
+def run(n_paths: int = 1000, alpha: float = 0.9, time_limit_s: float = 60.0, gap: float = 0.005) -> dict[str, Any]:
+    narrow = load_scenario(REPO_ROOT / "fixtures" / "scenarios" / "minerva_narrow_flash.yaml")
+    big = synthetic_catalog(narrow.catalog)
+    five = Design(
+        name="synthetic 5-year", start_year=2015, end_year=2019, existing=narrow.design.existing,
+        demand={y: replace(d, year=y) for y, d in narrow.design.demand.items() if 2015 <= y <= 2019},
+        costs=narrow.design.costs, flash_days=narrow.design.flash_days, flash_system=narrow.design.flash_system,
+    )
+    d_in, d_out = _paths(five, n_paths, 1), _paths(five, n_paths, 2)
+    out: dict[str, Any] = {"cpus": os.cpu_count(), "paths": n_paths, "service_level": alpha,
+                           "node_types": len(big.node_types), "storage_systems": len(big.storage_systems)}
+    # judging the Minerva narrow design on its own paths
+    nd = narrow.design
+    nd_paths = _paths(nd, n_paths, 3)
+    times = []
+    for _ in range(10):
+        t0 = time.perf_counter()
+        ev = evaluate_design(nd, narrow.catalog)
+        chances(years=nd.years, available=available_from_evaluation(ev), demand=nd_paths, flash_days=nd.flash_days)
+        times.append((time.perf_counter() - t0) * 1000)
+    out["chance_6y_1000_paths_ms"] = {"median": round(statistics.median(times), 1), "max": round(max(times), 1)}
+    t0 = time.perf_counter()
+    res, plan = plan_for_service_level(five, big, d_in, alpha, time_limit_s=time_limit_s, mip_rel_gap=gap)
+    out["service_level_solve_s"] = round(time.perf_counter() - t0, 2)
+    out["status"], out["mip_gap"], out["npv_usd"] = res.status, res.mip_gap, res.npv_usd
+    out["n_variables"], out["n_constraints"] = res.n_variables, res.n_constraints
+    if res.evaluation is not None:
+        inside, outside = chance_of(plan, big, d_in), chance_of(plan, big, d_out)
+        out["in_sample"] = {y.year: round(y.all_constraints, 4) for y in inside.years}
+        out["out_of_sample"] = {y.year: round(y.all_constraints, 4) for y in outside.years}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = argv if argv is not None else sys.argv[1:]
+    n = int(args[0]) if args else 1000
+    print(json.dumps(run(n_paths=n)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

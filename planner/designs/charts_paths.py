@@ -1,0 +1,62 @@
+"""Plotly figure dicts for a design under uncertain demand: the demand fan over the capacity bars,
+and the cost of confidence. Plain dicts shipped with ``json_script``; static/js/charts.js draws them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.designs.charts import DEMAND, PALETTE, _layout
+
+# constraint -> (quantity in the paths' quantiles, capacity field of a year's evaluation, scale, axis title)
+FANS = {
+    "core_hours": ("core_hours", "normalised_core_hours_at_target", 1e-6, "M core-hours / year (reference core)"),
+    "storage_tb": ("storage_tb", "plannable_tb", 1.0, "TB (plannable)"),
+    "genomes_per_day": ("genomes_per_day", "genomes_per_day_capacity", 1.0, "genomes/day"),
+}
+
+
+def demand_fan(result: dict[str, Any], quantiles: dict[str, dict[Any, list[float]]], constraint: str) -> dict[str, Any]:
+    """Capacity bars per year with the demand paths' 90% and 80% bands and median (joint paths)."""
+    quantity, field, scale, title = FANS[constraint]
+    q = {int(y): v for y, v in quantiles.get(quantity, {}).items()}
+    years = [y["year"] for y in result["years"] if y["year"] in q]
+    cap = {y["year"]: y.get(field, 0.0) for y in result["years"]}
+    data: list[dict[str, Any]] = [
+        {"type": "bar", "x": years, "y": [cap[y] * scale for y in years], "name": "capacity",
+         "marker": {"color": PALETTE[0]}, "opacity": 0.85, "hovertemplate": "%{y:,.1f} capacity"},
+        {"type": "scatter", "x": years + years[::-1], "y": [q[y][4] * scale for y in years]
+         + [q[y][0] * scale for y in years[::-1]],
+         "mode": "lines", "fill": "toself", "fillcolor": "rgba(200,112,42,0.15)",
+         "line": {"width": 0}, "name": "demand 5–95%", "hoverinfo": "skip"},
+        {"type": "scatter", "x": years + years[::-1], "y": [q[y][3] * scale for y in years]
+         + [q[y][1] * scale for y in years[::-1]],
+         "mode": "lines", "fill": "toself", "fillcolor": "rgba(200,112,42,0.30)",
+         "line": {"width": 0}, "name": "demand 10–90%", "hoverinfo": "skip"},
+        {"type": "scatter", "mode": "lines+markers", "x": years, "y": [q[y][2] * scale for y in years],
+         "name": "demand median", "line": {"color": DEMAND, "width": 3, "dash": "dash"},
+         "hovertemplate": "%{y:,.1f} median demand"},
+    ]
+    label = {"core_hours": "Compute", "storage_tb": "Storage", "genomes_per_day": "Genomes/day"}[constraint]
+    return {"data": data, "layout": _layout(f"{label}: capacity against the demand fan", title)}
+
+
+def cost_of_confidence(levels: list[dict[str, Any]]) -> dict[str, Any]:
+    """Plan cost against the service level it was bought for, with its out-of-sample share."""
+    ok = [lv for lv in levels if lv.get("npv_usd") is not None]
+    x = [round(100 * lv["alpha"]) for lv in ok]
+    worst_out = [100 * min(lv["out_of_sample"].values()) if lv["out_of_sample"] else None for lv in ok]
+    data = [
+        {"type": "scatter", "mode": "lines+markers", "x": x, "y": [lv["npv_usd"] / 1e6 for lv in ok],
+         "name": "plan cost", "line": {"color": PALETTE[0], "width": 3}, "hovertemplate": "$%{y:,.2f} M"},
+        {"type": "scatter", "mode": "markers", "x": x, "y": worst_out, "yaxis": "y2",
+         "name": "worst year, independent paths (%)", "marker": {"color": PALETTE[1], "size": 10, "symbol": "diamond"},
+         "hovertemplate": "%{y:.1f}% held out of sample"},
+    ]
+    layout = _layout("The cost of confidence", "net present cost, $M",
+                     xaxis={"title": {"text": "service level bought (% of demand paths, every year)"},
+                            "ticksuffix": "%"},
+                     yaxis2={"title": {"text": "% of independent paths held, worst year"}, "overlaying": "y",
+                             "side": "right", "range": [0, 100], "showgrid": False})
+    layout["yaxis"] = layout["yaxis"] | {"rangemode": "normal", "tickprefix": "$"}  # the differences, not zero
+    layout["margin"] = layout["margin"] | {"r": 80}
+    return {"data": data, "layout": layout}

@@ -1,0 +1,187 @@
+"""Plans bought for a service level: the chance-constrained purchase plan on demand paths (pure core).
+
+"Every year, capacity meets demand in at least a share alpha of the paths" is the
+sample-average approximation of a joint chance constraint. For a given set of paths it is solved
+exactly as one MILP (scenario formulation), added to the optimiser's model
+(planner.designs.optimize):
+
+- per year t and path-dependent constraint c, a continuous requirement R[t, c] replaces the
+  constant demand: capacity[t, c](x) >= R[t, c];
+- per year t, constraint c and each distinct requirement level a_j above the bound below, a
+  binary v[t, c, j] = 1 when R[t, c] reaches a_j (v_j+1 <= v_j), with
+  R[t, c] >= lb + sum_j (a_j - a_j-1) v[t, c, j] (the mixing-set staircase: the convex hull of one
+  constraint's chance set, Luedtke, Ahmed and Nemhauser 2010);
+- per year t and path s, z[t, s] in [0, 1] with z[t, s] <= v[t, c, level of s on c] for every c: a
+  covered path is covered on every constraint at once, so "meets demand" is joint across
+  constraints, path by path (z is integral at an optimum because the v are);
+- sum_s z[t, s] >= ceil(alpha S) per year.
+
+When the requirements have at most three independent dimensions (constraints that order the
+paths identically count once) and at most MAX_CORNERS corners, the year instead takes one of
+the Pareto-minimal requirement corners with a binary (planner.designs.corners): also exact,
+with a tighter relaxation. Otherwise the level formulation above is used. Two exact reductions
+keep the level formulation small. (1) At least k = ceil(alpha S) paths are covered, so R[t, c]
+is at least the k-th smallest D[t, ., c] (a valid lower bound). (2) A path whose requirement is
+at or below those bounds on every constraint is covered whatever the plan: its z is fixed to 1
+and its rows are dropped. Only the paths above the bounds on some constraint get a variable.
+
+The optimum is exact for the paths given (and stated so); how it generalises is measured by
+evaluating the chosen plan on a fresh independent set of paths (planner.designs.chance).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from planner.designs.corners import corners
+
+FloatArray = npt.NDArray[np.float64]
+
+# The constraints whose demand comes from the paths (the others keep the design's single figure).
+PATH_CONSTRAINTS = ("core_hours", "storage_tb", "flash_tb", "genomes_per_day")
+# Above this many corners in a year the corner binaries slow HiGHS more than the levels do
+# (measured on the bench_service_level instance: docs/performance.md).
+MAX_CORNERS = 1000
+
+
+class ServiceLevelError(ValueError):
+    pass
+
+
+@dataclass(slots=True)
+class ServiceLevel:
+    """alpha (0 < alpha <= 1) and the per-constraint requirement paths, each (n_paths, len(years))."""
+
+    alpha: float
+    years: list[int]
+    required: Mapping[str, FloatArray]  # constraint -> (n, Y): e.g. flash already x flash_days
+    # filled while the model is built
+    r_vars: dict[tuple[str, int], int] = field(default_factory=dict)
+    z_vars: dict[int, dict[int, int]] = field(default_factory=dict)
+    free_paths: dict[int, int] = field(default_factory=dict)
+    corner_vars: dict[int, tuple[list[int], FloatArray, FloatArray]] = field(default_factory=dict)
+    formulation: dict[int, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not 0 < self.alpha <= 1:
+            raise ServiceLevelError(f"service level must be in (0, 1], got {self.alpha}")
+        unknown = sorted(set(self.required) - set(PATH_CONSTRAINTS))
+        if unknown:
+            raise ServiceLevelError(f"no paths for constraint {unknown[0]!r}; use {', '.join(PATH_CONSTRAINTS)}")
+        shapes = {np.asarray(v).shape for v in self.required.values()}
+        if len(shapes) != 1 or next(iter(shapes))[1] != len(self.years):
+            raise ServiceLevelError("every constraint needs (n_paths, years) requirement paths")
+
+    @property
+    def n_paths(self) -> int:
+        return int(np.asarray(next(iter(self.required.values()))).shape[0])
+
+    @property
+    def k(self) -> int:
+        """Paths that must be covered each year: ceil(alpha n), with a tolerance for float alpha."""
+        return max(1, math.ceil(self.alpha * self.n_paths - 1e-9))
+
+    def covers(self, constraint: str, year: int) -> bool:
+        return constraint in self.required and year in self.years
+
+    def column(self, constraint: str, year: int) -> FloatArray:
+        out: FloatArray = np.asarray(self.required[constraint], dtype=float)[:, self.years.index(year)]
+        return out
+
+    def lower_bound(self, constraint: str, year: int) -> float:
+        """The k-th smallest requirement: at least k paths are covered, so R is at least this."""
+        col = np.sort(self.column(constraint, year))
+        return float(col[self.k - 1])
+
+    def upper_bound(self, constraint: str, year: int) -> float:
+        return float(self.column(constraint, year).max())
+
+    def demand_row(self, m: Any, coefs: dict[int, float], fixed: float, constraint: str, year: int,
+                   tag: tuple[str, int, str, float]) -> None:
+        """capacity(x) + fixed >= R[t, c], with R a variable in [k-th smallest, largest] requirement."""
+        lo, hi = self.lower_bound(constraint, year), self.upper_bound(constraint, year)
+        if hi <= 1e-9:
+            return
+        r = m.var(0.0, lo, hi, False)
+        self.r_vars[(constraint, year)] = r
+        m.row(coefs | {r: -1.0}, -fixed, math.inf, tag)
+
+    def finish(self, m: Any) -> None:
+        """Add the path binaries and the coverage rows for every year that has requirement variables."""
+        k = self.k
+        for year in self.years:
+            cons = [c for c in self.required if (c, year) in self.r_vars]
+            if not cons:
+                continue
+            lows = np.array([self.lower_bound(c, year) for c in cons])
+            cols = np.stack([self.column(c, year) for c in cons], axis=1)  # (n, C)
+            pts = corners(cols, k, max_corners=MAX_CORNERS)
+            if pts is not None:  # one corner per year: exact, and its LP relaxation is their convex hull
+                lams = [m.var(0.0, 0, 1, True) for _ in range(len(pts))]
+                for ci, c in enumerate(cons):
+                    m.row({self.r_vars[(c, year)]: 1.0} | {lam: -float(v) for lam, v in zip(lams, pts[:, ci],
+                                                                                          strict=True)},
+                          0.0, math.inf)
+                m.row(dict.fromkeys(lams, 1.0), 1.0, 1.0)
+                self.corner_vars[year] = (lams, pts, cols)
+                self.formulation[year] = f"corners ({len(pts):,})"
+                continue
+            self.formulation[year] = "levels"
+            above = np.any(cols > lows[None, :] * (1 + 1e-12) + 1e-12, axis=1)
+            free = int((~above).sum())
+            self.free_paths[year] = free
+            need = k - free
+            zs: dict[int, int] = {}
+            if need > 0:
+                for path in np.flatnonzero(above):  # continuous: integral at an optimum (z <= binary levels)
+                    zs[int(path)] = m.var(0.0, 0, 1, False)
+                for ci, c in enumerate(cons):
+                    r, lo = self.r_vars[(c, year)], float(lows[ci])
+                    # The distinct requirement levels above the bound, ascending: binary v_j = 1 when R
+                    # reaches level j (v_j+1 <= v_j), R >= lb + sum_j (a_j - a_j-1) v_j, and a path is
+                    # covered only if every constraint reaches its level: z_s <= v_level(s, c).
+                    levels = sorted({float(cols[s, ci]) for s in zs if cols[s, ci] > lo})
+                    if not levels:
+                        continue
+                    vs = [m.var(0.0, 0, 1, True) for _ in levels]
+                    steps = np.diff([lo, *levels])
+                    m.row({r: 1.0} | {v: -float(st) for v, st in zip(vs, steps, strict=True)}, lo, math.inf)
+                    for a, b in zip(vs, vs[1:], strict=False):
+                        m.row({a: 1.0, b: -1.0}, 0.0, math.inf)
+                    index = {a: j for j, a in enumerate(levels)}
+                    for s, z in zs.items():
+                        if cols[s, ci] > lo:
+                            m.row({vs[index[float(cols[s, ci])]]: 1.0, z: -1.0}, 0.0, math.inf)
+                m.row(dict.fromkeys(zs.values(), 1.0), need, math.inf)
+            self.z_vars[year] = zs
+
+    def covered(self, x: FloatArray) -> dict[int, float]:
+        """Share of paths the solution covers in each year (for the record: >= alpha by construction)."""
+        out = {}
+        for year in self.years:
+            if year in self.corner_vars:
+                lams, pts, cols = self.corner_vars[year]
+                chosen = pts[int(np.argmax([x[j] for j in lams]))]
+                out[year] = float(np.all(cols <= chosen[None, :] * (1 + 1e-12), axis=1).mean())
+                continue
+            zs = self.z_vars.get(year, {})
+            n_cov = self.free_paths.get(year, self.n_paths) + sum(int(round(x[j])) for j in zs.values())
+            out[year] = n_cov / self.n_paths
+        return out
+
+
+def requirement_paths(demand: Any, *, flash_days: float) -> dict[str, FloatArray]:
+    """The per-constraint requirement paths of DemandPaths (flash holds ``flash_days`` of ingest)."""
+    req = {
+        "core_hours": np.asarray(demand.core_hours, dtype=float),
+        "storage_tb": np.asarray(demand.storage_tb, dtype=float),
+        "flash_tb": np.asarray(demand.ingest_tb_per_day, dtype=float) * flash_days,
+        "genomes_per_day": np.asarray(demand.genomes_per_day, dtype=float),
+    }
+    return {c: v for c, v in req.items() if np.any(v > 0)}

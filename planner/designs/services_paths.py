@@ -1,0 +1,292 @@
+"""Joint demand paths from the product's own stored forecasts and sequencer plans (Django shell).
+
+``stored_paths_resolver`` is handed to the pure core (planner.designs.uncertainty) when a
+scenario's ``uncertainty.forecast`` names stored fits: each fit is re-run from its stored values
+and options with sample paths requested (the forecast is deterministic for a seed, so the paths
+are the fit's own calibrated ones), summed per calendar year (partial years left out), and added
+path by path to the sequencer plan's figures under the scenario's plan spread.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+from typing import Any
+
+import numpy as np
+
+from forecasts.demand.growth.calendar import add_months
+from forecasts.demand.models import ForecastFit, SequencerPlan
+from forecasts.demand.paths import DemandPaths, PathsError, PlanYear, combine, year_end_levels, yearly_totals
+from forecasts.demand.plans import plan_of
+from forecasts.demand.sequencing import yearly_figures
+from forecasts.units import TB_PER_PB
+
+
+def _fit(pk: int, metric: str) -> ForecastFit:
+    fit = ForecastFit.objects.filter(pk=pk).first()
+    if fit is None:
+        raise PathsError(f"uncertainty.forecast: no stored forecast fit #{pk}")
+    if fit.metric != metric:
+        raise PathsError(f"uncertainty.forecast: fit #{pk} forecasts {fit.get_metric_display()}, not {metric}")
+    if fit.frequency != "M":
+        raise PathsError(f"uncertainty.forecast: fit #{pk} is not monthly; paths need a monthly forecast")
+    return fit
+
+
+def fit_paths(fit: ForecastFit, n_paths: int, seed: int) -> tuple[list[date], np.ndarray]:
+    """The fit's calibrated sample paths (n_paths x horizon months, series units), re-run from what it
+    stored with the same engine, options and seed (forecasts.demand.series.run_forecast)."""
+    from forecasts.demand.engine import forecast as engine_forecast
+    from forecasts.demand.engine.curves import curve_members
+
+    opts = dict(fit.options or {})
+    values = [math.nan if v is None else float(v) for v in fit.values]
+    horizon = int(opts.get("horizon", 36))
+    family = opts.get("family_override") or None
+    fc = engine_forecast(values, horizon, season_length=12, pin=family, log=opts.get("log"),
+                         max_origins=int(opts.get("backtest_origins", 12)), n_paths=n_paths, seed=seed,
+                         unit="months", extra_members=curve_members(None, family))
+    if not fc.paths:
+        raise PathsError(f"forecast fit #{fit.pk} gave no sample paths")
+    months = [add_months(fit.through, i + 1) for i in range(horizon)]
+    return months, np.asarray(fc.paths, dtype=float)
+
+
+def stored_paths_resolver(spec: Any, years: list[int], n_paths: int, seed: int) -> DemandPaths:
+    links = spec.forecast
+    partial: set[int] = set()
+    trend_core = trend_storage = None
+    plan_years: list[PlanYear] = []
+    ref_clock = None
+    if "sequencer_plan" in links:
+        row = SequencerPlan.objects.filter(pk=links["sequencer_plan"]).first()
+        if row is None:
+            raise PathsError(f"uncertainty.forecast: no sequencer plan #{links['sequencer_plan']}")
+        plan = plan_of(row)
+        ref_clock = plan.node_types[plan.reference_node].clock_ghz
+        plan_years = [PlanYear(y.year, y.core_hours_ref, y.stored_tb_total, y.genomes_per_day_peak,
+                               y.daily_ingest_tb_peak) for y in yearly_figures(plan) if y.months == 12]
+    if "core_fit" in links:
+        months, paths = fit_paths(_fit(links["core_fit"], "core_hours"), n_paths, seed)
+        whole, totals, part = yearly_totals(months, paths)
+        partial.update(part)
+        if spec.cluster_clock_ghz and ref_clock:
+            totals = totals * spec.cluster_clock_ghz / ref_clock  # strict linear clock comparison
+        trend_core = (whole, totals)
+    if "storage_fit" in links:
+        months, paths = fit_paths(_fit(links["storage_fit"], "storage_pb"), n_paths, seed + 7919)
+        level_years, levels = year_end_levels(months, paths)
+        trend_storage = (level_years, levels * TB_PER_PB)
+    return combine(years=years, n_paths=n_paths, seed=seed, trend_core_hours=trend_core,
+                   trend_storage_tb=trend_storage, plan=plan_years, spread=spec.plan, partial_years=sorted(partial))
+
+
+# ---- the design page: the chance it is enough, and newer forecasts -------------------------------
+
+def _spec_key(design: Any, ev: Any) -> str:
+    import hashlib
+    import json
+
+    blob = json.dumps({"u": design.scenario.get("uncertainty"), "ev": ev.pk}, sort_keys=True, default=str)
+    return "design-chance:" + hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def design_chance(design: Any, ev: Any, *, n_paths: int | None = None) -> dict[str, Any] | None:
+    """The stored evaluation judged on the design's demand paths (None when it has no ``uncertainty:``).
+
+    Cached per evaluation and uncertainty block: the paths are reproducible (seeded), so the
+    figures do not change until either does.
+    """
+    from django.core.cache import cache
+
+    from planner.designs.chance import available_from_evaluation, chances
+    from planner.designs.services import design_scenario
+    from planner.designs.uncertainty import demand_paths
+
+    if not design.scenario.get("uncertainty"):
+        return None
+    key = _spec_key(design, ev) + (f":{n_paths}" if n_paths else "")
+    cached = cache.get(key)
+    if cached is not None:  # newer fits can appear at any time: never cached
+        links = (design.scenario.get("uncertainty") or {}).get("forecast") or {}
+        return dict(cached) | {"newer_fits": newer_fits(links) if isinstance(links, dict) else {}}
+    sc = design_scenario(design.scenario)
+    assert sc.uncertainty is not None
+    try:
+        demand = demand_paths(sc.design, sc.uncertainty, n_paths=n_paths, resolver=stored_paths_resolver)
+    except PathsError as exc:
+        return {"error": str(exc)}
+    years = [y for y in sc.design.years if y in demand.years]
+    report = chances(years=years, available=available_from_evaluation(ev.result), demand=demand,
+                     flash_days=sc.design.flash_days)
+    out = {"report": report.to_dict(), "quantiles": demand.quantiles((0.05, 0.1, 0.5, 0.9, 0.95)),
+           "sources": demand.sources, "partial_years": demand.partial_years, "n_paths": demand.n_paths,
+           "uncertainty": sc.uncertainty.to_dict(), "newer_fits": newer_fits(sc.uncertainty.forecast)}
+    cache.set(key, out, 3600)
+    return out
+
+
+def newer_fits(links: dict[str, int]) -> dict[str, int]:
+    """For each linked fit, the id of a newer fit of the same series (cluster, department, metric)."""
+    out = {}
+    for key in ("core_fit", "storage_fit"):
+        if key not in links:
+            continue
+        fit = ForecastFit.objects.filter(pk=links[key]).first()
+        if fit is None:
+            continue
+        newest = (ForecastFit.objects.filter(metric=fit.metric, cluster=fit.cluster_id, department=fit.department_id,
+                                             exclude_department=fit.exclude_department_id, frequency=fit.frequency)
+                  .order_by("-created_at", "-pk").values_list("pk", flat=True).first())
+        if newest is not None and newest != fit.pk and newest > fit.pk:
+            out[key] = newest
+    return out
+
+
+def design_use_newest_forecasts(*, design: Any, user: Any = None) -> Any:
+    """A new version of the design whose ``uncertainty.forecast`` names the newest fits (the old stays)."""
+    import yaml
+
+    from planner.designs.services import design_create
+
+    data = dict(design.scenario)
+    unc = dict(data.get("uncertainty") or {})
+    links = dict(unc.get("forecast") or {})
+    newer = newer_fits(links)
+    if not newer:
+        return None
+    links |= newer
+    unc["forecast"] = links
+    data["uncertainty"] = unc
+    text = (f"# v{design.version + 1}: uncertainty.forecast moved to the newest fits "
+            f"({', '.join(f'{k} #{v}' for k, v in newer.items())})\n" + yaml.safe_dump(data, sort_keys=False))
+    return design_create(text=text, user=user, parent=design)
+
+
+def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, user: Any = None,
+                         plan: SequencerPlan | None = None) -> Any:
+    """Start a design for a cluster from its core-hours forecast: demand and paths linked to the fit."""
+    import yaml
+
+    from planner.designs.services import design_create
+
+    by_year = {int(y["year"]): y for y in (fit.yearly or []) if y.get("complete", True) and not y.get("partial")}
+    years = list(range(start_year, end_year + 1))
+    missing = [y for y in years if y not in by_year]
+    if missing:
+        raise PathsError(f"forecast fit #{fit.pk} has no whole-year figure for {', '.join(map(str, missing))}: "
+                         f"choose years inside its horizon")
+    where = fit.cluster.name if fit.cluster_id else "all clusters"
+    data: dict[str, Any] = {
+        "name": f"Design for {where} from forecast #{fit.pk}",
+        "description": f"Demand from the core-hours forecast #{fit.pk} ({where}); judged on its sample paths.",
+        "horizon": {"start_year": start_year, "end_year": end_year},
+        "demand": [{"year": y, "core_hours": float(by_year[y]["median"])} for y in years],
+        "constraints": {"off": ["storage_tb", "genomes_per_day", "ingest_tb_per_day", "files"]},
+        "uncertainty": {"paths": 1000, "seed": 0, "forecast": {"core_fit": fit.pk}
+                        | ({"sequencer_plan": plan.pk} if plan else {})},
+        "optimize": {"service_level": 0.9},
+    }
+    text = f"# Started from forecast #{fit.pk}; edit the storage and sequencing figures to check them too\n"
+    return design_create(text=text + yaml.safe_dump(data, sort_keys=False), user=user)
+
+
+# ---- plans bought for a service level (an optimiser run of its own kind) ---------------------------
+# The Celery task (planner.designs.tasks), enqueued by name.
+SERVICE_LEVEL_TASK = "planner.tasks.service_level_run"
+CURVE_LEVELS = (0.5, 0.8, 0.9, 0.95)
+
+
+def service_level_run_start(*, design: Any, alpha: float, user: Any = None, n_paths: int | None = None) -> Any:
+    """Queue the plan for ``alpha`` and the cost-of-confidence curve; returns the OptimizerRun."""
+    from django.db import transaction
+
+    from planner.designs.models import OptimizerRun
+    from planner.designs.services import design_scenario
+    from planner.jobs.services import job_start
+
+    if not 0 < alpha <= 1:
+        raise PathsError(f"service level must be in (0, 1], got {alpha}")
+    design_scenario(design.scenario)  # fail here on an invalid scenario, not in the worker
+    with transaction.atomic():
+        run = OptimizerRun.objects.create(
+            design=design, params={"kind": "service_level", "service_level": alpha, "paths": n_paths,
+                                   "levels": sorted(set(CURVE_LEVELS) | {alpha})},
+            created_by=user if getattr(user, "is_authenticated", False) else None)
+        run.job = job_start(kind="service_level", label=f"Plan for {alpha:.0%} of demand paths: {design.name}",
+                            task=SERVICE_LEVEL_TASK, params={"run_id": run.pk}, user=user, unit="levels")
+        run.save(update_fields=["job"])
+    return run
+
+
+def service_level_run_execute(run_id: int, job_id: int | None = None) -> Any:
+    """Buy a plan at each level on one set of paths, judge each on an independent set, store the curve."""
+    from django.urls import reverse
+    from django.utils import timezone
+
+    from planner.designs.confidence import chance_of, plan_for_service_level
+    from planner.designs.models import OptimizerRun
+    from planner.designs.scenario import ScenarioError
+    from planner.designs.services import design_scenario
+    from planner.designs.uncertainty import Uncertainty, demand_paths
+    from planner.hardware.services import CatalogImportError
+    from planner.jobs.services import job_failed, job_progress, job_running, job_succeeded
+
+    run = OptimizerRun.objects.select_related("design").get(pk=run_id)
+    levels = [float(a) for a in run.params.get("levels", CURVE_LEVELS)]
+    alpha = float(run.params["service_level"])
+    run.status = OptimizerRun.Status.RUNNING
+    run.save(update_fields=["status"])
+    if job_id:
+        job_running(job_id, total=len(levels) + 1, message="Drawing the demand paths")
+    try:
+        sc = design_scenario(run.design.scenario)
+        spec = sc.uncertainty or Uncertainty()
+        n = run.params.get("paths") or None
+        d_in = demand_paths(sc.design, spec, n_paths=n, resolver=stored_paths_resolver)
+        d_out = demand_paths(sc.design, spec, n_paths=n, seed_offset=1, resolver=stored_paths_resolver)
+    except (ScenarioError, CatalogImportError, PathsError) as exc:
+        msg = "; ".join(exc.errors) if isinstance(exc, ScenarioError) else str(exc)
+        run.status, run.message, run.finished_at = OptimizerRun.Status.FAILED, msg, timezone.now()
+        run.save(update_fields=["status", "message", "finished_at"])
+        if job_id:
+            job_failed(job_id, message=msg)
+        return run
+    o = sc.optimize
+    curve, chosen = [], None
+    for i, a in enumerate(levels, start=1):
+        if job_id:
+            job_progress(job_id, done=i, message=f"Buying for {a:.0%} of {d_in.n_paths:,} paths")
+        res, plan = plan_for_service_level(
+            sc.design, sc.catalog, d_in, a, node_types=o.node_types, storage_systems=o.storage_systems,
+            max_count_per_year=o.max_count_per_year, time_limit_s=o.time_limit_s, mip_rel_gap=o.mip_rel_gap,
+            keep_purchases=o.keep_purchases)
+        bought = [{"year": p.year, "item": p.node_type or p.storage_system, "count": p.count} for p in res.purchases]
+        level: dict[str, Any] = {"alpha": a, "status": res.status, "npv_usd": res.npv_usd, "message": res.message,
+                                 "purchases": bought,
+                                 "in_sample": {}, "out_of_sample": {}, "solve_seconds": res.solve_seconds}
+        if res.evaluation is not None:
+            inside, outside = chance_of(plan, sc.catalog, d_in), chance_of(plan, sc.catalog, d_out)
+            level["in_sample"] = {str(y.year): y.all_constraints for y in inside.years}
+            level["out_of_sample"] = {str(y.year): y.all_constraints for y in outside.years}
+            level["out_of_sample_every_year"] = outside.every_year
+        curve.append(level)
+        if abs(a - alpha) < 1e-9:
+            chosen = (res, level)
+    assert chosen is not None
+    res, level = chosen
+    out = res.to_dict()
+    out["service_level"] = {"alpha": alpha, "paths": d_in.n_paths, "in_sample": level["in_sample"],
+                            "out_of_sample": level["out_of_sample"], "sources": d_in.sources,
+                            "curve": curve, "note": "exact for the in-sample paths (scenario MILP, HiGHS); "
+                                                    "out-of-sample shares are direct counts on independent paths"}
+    run.result, run.status = out, res.status
+    run.message = f"{res.message}; service level {alpha:.0%} on {d_in.n_paths:,} paths"
+    run.finished_at = timezone.now()
+    run.save(update_fields=["result", "status", "message", "finished_at"])
+    if job_id:
+        job_progress(job_id, done=len(levels) + 1)
+        job_succeeded(job_id, result={"run_id": run.pk, "status": res.status, "npv_usd": res.npv_usd},
+                      result_url=reverse("designs:run", args=[run.pk]), message=run.message)
+    return run

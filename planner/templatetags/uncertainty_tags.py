@@ -1,0 +1,75 @@
+"""The design page's "chance it is enough" section, as an inclusion tag (one include in detail.html)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+@register.inclusion_tag("designs/_chance.html", takes_context=True)
+def demand_chance(context: Any, design: Any, ev: Any) -> dict[str, Any]:
+    from planner.designs.charts_paths import FANS, demand_fan
+    from planner.designs.services_paths import design_chance
+
+    out: dict[str, Any] = {"design": design, "ev": ev, "request": context.get("request"),
+                           "csrf_token": context.get("csrf_token")}
+    if ev is None:
+        return out
+    chance = design_chance(design, ev)
+    out["chance"] = chance
+    if chance and "report" in chance:
+        years = chance["report"]["years"]
+        names = [c["constraint"] for c in years[0]["constraints"]] if years else []
+        out["constraints"] = names
+        out["rows"] = [{"year": y["year"], "all": y["all_constraints"],
+                        "by": {c["constraint"]: c for c in y["constraints"]}} for y in years]
+        out["fans"] = [{"id": f"fig-fan-{c}", "fig": demand_fan(ev.result, chance["quantiles"], c)}
+                       for c in names if c in FANS]
+    return out
+
+
+@register.filter
+def pct(value: Any) -> str:
+    try:
+        return f"{100 * float(value):.0f}%"
+    except (TypeError, ValueError):
+        return "–"
+
+
+@register.filter
+def get(mapping: Any, key: Any) -> Any:
+    return mapping.get(key) if hasattr(mapping, "get") else None
+
+
+@register.filter
+def make_list_levels(value: str) -> list[str]:
+    return value.split()
+
+
+@register.inclusion_tag("designs/_confidence.html")
+def confidence_curve(service_level: dict[str, Any]) -> dict[str, Any]:
+    from planner.designs.charts_paths import cost_of_confidence
+
+    curve = service_level.get("curve") or []
+    years = sorted(service_level.get("in_sample", {}))
+    return {"sl": service_level, "curve": curve, "years": years, "fig": cost_of_confidence(curve)}
+
+
+@register.inclusion_tag("designs/_chance_compare.html")
+def chance_compare(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per design compared, the share of its demand paths on which every constraint holds, by year."""
+    from planner.designs.services_paths import design_chance
+
+    rows, years = [], set()
+    for it in items:
+        ev = it.get("ev")
+        chance = design_chance(it["design"], ev) if ev is not None else None
+        by_year = ({y["year"]: y["all_constraints"] for y in chance["report"]["years"]}
+                   if chance and "report" in chance else {})
+        years |= set(by_year)
+        rows.append({"tag": it.get("tag", ""), "design": it["design"], "by_year": by_year,
+                     "note": "" if by_year else (chance or {}).get("error", "no uncertainty: block")})
+    return {"rows": rows, "years": sorted(years)}

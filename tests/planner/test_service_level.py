@@ -1,0 +1,135 @@
+"""Plans bought for a service level: exact on the given paths (checked by enumeration), honest out of sample."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from forecasts.demand.paths import DemandPaths
+from planner.designs.capacity import CostParams, Design, Purchase, YearDemand, evaluate_design
+from planner.designs.confidence import chance_of, cost_of_confidence, design_on_paths, plan_for_service_level
+from planner.designs.optimize import optimize_design
+from planner.designs.service_level import ServiceLevel, ServiceLevelError, requirement_paths
+from planner.hardware.catalog import Catalog, load_catalog
+
+ROOT = Path(__file__).resolve().parents[2]
+NON_PATH = ("metadata_files", "bandwidth_gbps")
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog(ROOT / "fixtures" / "catalog.yaml")
+
+
+def _paths(years: list[int], n: int, seed: int, core: float, tb: float, genomes: float = 0.0) -> DemandPaths:
+    rng = np.random.default_rng(seed)
+    growth = np.cumprod(rng.lognormal(0.0, 0.25, size=(n, len(years))), axis=1)  # correlated over years
+    fleet = rng.triangular(0.7, 1.0, 1.4, size=n)[:, None] * np.ones((1, len(years)))
+    return DemandPaths(years=years, core_hours=core * growth, storage_tb=tb * growth * rng.uniform(0.8, 1.2, (n, 1)),
+                       genomes_per_day=genomes * fleet, ingest_tb_per_day=np.zeros((n, len(years))))
+
+
+def _design(years: list[int]) -> Design:
+    return Design(name="sla", start_year=years[0], end_year=years[-1], flash_days=0,
+                  demand={y: YearDemand(y, files=1e7) for y in years}, costs=CostParams(discount_rate=0.05))
+
+
+def _enumerate(design: Design, catalog: Catalog, demand: DemandPaths, alpha: float,
+               choices: dict[tuple[str, str, int], int]) -> float:
+    """Cheapest plan whose joint coverage of the paths is >= alpha every year, by trying every plan."""
+    base = design_on_paths(design, demand)
+    keys, best = list(choices), math.inf
+    for combo in itertools.product(*(range(choices[k] + 1) for k in keys)):
+        purchases = [Purchase(y, node_type=n if kind == "node" else None,
+                              storage_system=n if kind == "storage" else None, count=c)
+                     for (kind, n, y), c in zip(keys, combo, strict=True) if c]
+        plan = replace(base, purchases=purchases)
+        ev = evaluate_design(plan, catalog)
+        if any(not c.passed for y in ev.years for c in y.checks if c.name in NON_PATH):
+            continue
+        report = chance_of(plan, catalog, demand)
+        if all(y.all_constraints >= alpha - 1e-12 for y in report.years):
+            best = min(best, ev.npv_usd)
+    return best
+
+
+@pytest.fixture(params=["corners", "levels"])
+def formulation(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both exact formulations: one corner per year, and the per-level binaries (no corners allowed)."""
+    import planner.designs.service_level as sl
+
+    if request.param == "levels":
+        monkeypatch.setattr(sl, "MAX_CORNERS", 0)
+    return str(request.param)
+
+
+@pytest.mark.parametrize("alpha", [0.5, 0.75, 0.9])
+def test_the_plan_is_the_cheapest_that_covers_alpha_of_the_paths_jointly(catalog: Catalog, alpha: float,
+                                                                         formulation: str) -> None:
+    demand = _paths([2015], n=12, seed=7, core=4.0e5, tb=900)
+    design = _design([2015])
+    result, plan = plan_for_service_level(design, catalog, demand, alpha, node_types=["haswell", "ivy-bridge"],
+                                          storage_systems=["ibm-gss26"], mip_rel_gap=0.0)
+    assert result.status == "optimal"
+    choices = {("node", "haswell", 2015): 8, ("node", "ivy-bridge", 2015): 8, ("storage", "ibm-gss26", 2015): 3}
+    for p in result.purchases:
+        key = ("node", p.node_type, p.year) if p.node_type else ("storage", p.storage_system, p.year)
+        assert p.count < choices[key]
+    assert result.npv_usd == pytest.approx(_enumerate(design, catalog, demand, alpha, choices), rel=1e-9)
+    assert chance_of(plan, catalog, demand).year(2015).all_constraints >= alpha
+    assert result.paths_covered is not None and result.paths_covered[2015] >= alpha
+
+
+def test_two_years_with_genomes_match_enumeration(catalog: Catalog, formulation: str) -> None:
+    demand = _paths([2015, 2016], n=8, seed=11, core=2.0e5, tb=500, genomes=1.5)
+    design = _design([2015, 2016])
+    result, _ = plan_for_service_level(design, catalog, demand, 0.75, node_types=["haswell"],
+                                       storage_systems=["ibm-gss26"], mip_rel_gap=0.0)
+    choices = {("node", "haswell", 2015): 13, ("node", "haswell", 2016): 4,
+               ("storage", "ibm-gss26", 2015): 2, ("storage", "ibm-gss26", 2016): 1}
+    assert result.status == "optimal"
+    for p in result.purchases:
+        key = ("node", p.node_type, p.year) if p.node_type else ("storage", p.storage_system, p.year)
+        assert p.count < choices[key]
+    assert result.npv_usd == pytest.approx(_enumerate(design, catalog, demand, 0.75, choices), rel=1e-9)
+
+
+def test_alpha_one_is_the_deterministic_plan_for_the_largest_path_on_each_constraint(catalog: Catalog) -> None:
+    demand = _paths([2015, 2016], n=30, seed=3, core=5.0e5, tb=800)
+    design = _design([2015, 2016])
+    result, _ = plan_for_service_level(design, catalog, demand, 1.0, mip_rel_gap=0.0)
+    worst = replace(design_on_paths(design, demand), demand={
+        y: YearDemand(y, core_hours=float(demand.core_hours[:, j].max()),
+                      storage_tb=float(demand.storage_tb[:, j].max()), files=1e7)
+        for j, y in enumerate(demand.years)})
+    direct = optimize_design(worst, catalog, mip_rel_gap=0.0)
+    assert result.npv_usd == pytest.approx(direct.npv_usd, rel=1e-9)
+
+
+def test_a_higher_service_level_never_costs_less(catalog: Catalog) -> None:
+    d_in = _paths([2015, 2016], n=200, seed=1, core=5.0e5, tb=800)
+    d_out = _paths([2015, 2016], n=200, seed=2, core=5.0e5, tb=800)
+    curve = cost_of_confidence(_design([2015, 2016]), catalog, d_in, d_out, levels=(0.5, 0.8, 0.95),
+                               mip_rel_gap=0.0)
+    costs = [lvl.npv_usd for lvl in curve.levels]
+    assert all(c is not None for c in costs) and costs == sorted(costs)
+    for lvl in curve.levels:
+        assert min(lvl.in_sample.values()) >= lvl.alpha
+        assert set(lvl.out_of_sample) == {2015, 2016}
+
+
+def test_bad_service_levels_are_refused() -> None:
+    with pytest.raises(ServiceLevelError, match=r"\(0, 1\]"):
+        ServiceLevel(alpha=1.5, years=[2015], required={"core_hours": np.ones((3, 1))})
+    with pytest.raises(ServiceLevelError, match="no paths for constraint 'files'"):
+        ServiceLevel(alpha=0.9, years=[2015], required={"files": np.ones((3, 1))})
+
+
+def test_requirement_paths_drop_constraints_without_demand() -> None:
+    demand = _paths([2015], n=4, seed=0, core=1.0, tb=0.0)
+    assert set(requirement_paths(demand, flash_days=7)) == {"core_hours"}

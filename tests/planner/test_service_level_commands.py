@@ -1,0 +1,86 @@
+"""Commands: evaluate_design --paths N and optimize_design --service-level A --paths N, as a site scripts them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _scenario(tmp_path: Path, **extra: Any) -> Path:
+    data: dict[str, Any] = {
+        "name": "two years under uncertainty",
+        "catalog": str(ROOT / "fixtures" / "catalog.yaml"),
+        "horizon": {"start_year": 2015, "end_year": 2016},
+        "demand": [
+            {"year": 2015, "core_hours": 4.0e5, "storage_tb": 600, "genomes_per_day": 0, "ingest_tb_per_day": 0,
+             "files": 1e7},
+            {"year": 2016, "core_hours": 6.0e5, "storage_tb": 900, "genomes_per_day": 0, "ingest_tb_per_day": 0,
+             "files": 1e7},
+        ],
+        "constraints": {"flash_days": 0},
+        "optimize": {"node_types": ["haswell"], "storage_systems": ["ibm-gss26"], "mip_rel_gap": 0.0},
+        "uncertainty": {"paths": 400, "seed": 3, "sigma_per_year": {"core_hours": 0.2, "storage_tb": 0.1}},
+    } | extra
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _last_json(capsys: Any) -> dict[str, Any]:
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_evaluate_with_paths_reports_the_chance_each_year(tmp_path: Path, capsys: Any, db: Any) -> None:
+    call_command("evaluate_design", str(_scenario(tmp_path, purchases=[
+        {"year": 2015, "node_type": "haswell", "count": 12}, {"year": 2015, "storage_system": "ibm-gss26", "count": 2}
+    ])), "--paths", "500")
+    out = _last_json(capsys)
+    years = {y["year"]: y for y in out["chance"]["years"]}
+    assert set(years) == {2015, 2016}
+    assert out["chance"]["n_paths"] == 500
+    assert 0.0 <= years[2016]["all_constraints"] <= years[2015]["all_constraints"] <= 1.0
+
+
+def test_optimise_for_a_service_level_reports_in_and_out_of_sample(tmp_path: Path, capsys: Any, db: Any) -> None:
+    call_command("optimize_design", str(_scenario(tmp_path)), "--service-level", "0.9", "--paths", "400")
+    out = _last_json(capsys)
+    assert out["status"] == "optimal" and out["service_level"] == 0.9 and out["paths"] == 400
+    assert min(out["in_sample"].values()) >= 0.9
+    assert all(abs(v - 0.9) < 0.08 for v in out["out_of_sample"].values())  # 400 paths: ~1.5 points s.e.
+
+
+def test_the_scenario_can_ask_for_the_service_level_itself(tmp_path: Path, capsys: Any, db: Any) -> None:
+    path = _scenario(tmp_path, optimize={"node_types": ["haswell"], "storage_systems": ["ibm-gss26"],
+                                         "service_level": 0.5})
+    call_command("optimize_design", str(path))
+    assert _last_json(capsys)["service_level"] == 0.5
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--service-level", "1.5"], "--service-level: a share in (0, 1]"),
+    (["--paths", "0"], "--paths: a whole number from 1 to 20,000"),
+])
+def test_bad_options_are_one_line_errors(tmp_path: Path, db: Any, args: list[str], message: str) -> None:
+    with pytest.raises(CommandError, match=message.replace("(", r"\(").replace(")", r"\)").replace("]", r"\]")):
+        call_command("optimize_design", str(_scenario(tmp_path)), *args)
+
+
+def test_a_bad_uncertainty_block_names_the_field(tmp_path: Path, db: Any) -> None:
+    path = _scenario(tmp_path, uncertainty={"paths": -3, "sigma_per_year": {"core_hour": 0.1}})
+    with pytest.raises(CommandError) as err:
+        call_command("evaluate_design", str(path), "--paths", "10")
+    assert "uncertainty.paths" in str(err.value) and "uncertainty.sigma_per_year.core_hour" in str(err.value)
+
+
+def test_linked_forecasts_outside_the_product_say_so(tmp_path: Path, db: Any) -> None:
+    path = _scenario(tmp_path, uncertainty={"forecast": {"core_fit": 999999}})
+    with pytest.raises(CommandError, match="no stored forecast fit #999999"):
+        call_command("evaluate_design", str(path), "--paths", "10")

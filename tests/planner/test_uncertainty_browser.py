@@ -1,0 +1,46 @@
+"""The chance a design is enough and the cost of confidence, in a real browser (screenshots to look at)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+
+from planner.designs.models import OptimizerRun
+from planner.designs.services import design_create, design_evaluate
+from tests.helpers import screenshot
+from tests.planner.test_uncertainty_pages import SMALL
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _drawn(page: Any, fig_id: str) -> None:
+    page.wait_for_selector(f"[data-figure='{fig_id}'][data-drawn='yes'] .main-svg", timeout=15000)
+
+
+def test_a_planner_sees_the_chance_buys_90_percent_and_reads_the_cost_curve(page_as: Any, live_server: Any,
+                                                                             planner_user: Any) -> None:
+    from planner.designs.services_paths import service_level_run_execute
+    from planner.hardware.services import catalog_load_yaml
+
+    catalog_load_yaml()
+    design = design_create(text=yaml.safe_dump(SMALL))
+    design_evaluate(design=design)
+    page = page_as(planner_user)
+    page.goto(f"{live_server.url}/designs/{design.pk}/")
+    table = page.locator("#chance-table").inner_text()
+    assert "2015" in table and "2016" in table and "%" in table
+    _drawn(page, "fig-fan-core_hours")
+    page.locator("#chance").scroll_into_view_if_needed()
+    screenshot(page, "designs-chance")
+    page.click("#chance button.primary")
+    page.wait_for_url("**/designs/runs/**")
+    run = OptimizerRun.objects.get(design=design)
+    if run.status in ("queued", "running"):  # no worker in this test: do what it does
+        service_level_run_execute(run.pk)
+    page.goto(f"{live_server.url}/designs/runs/{run.pk}/")
+    assert "Bought for 90% of the demand paths" in page.content()
+    _drawn(page, "fig-confidence")
+    assert "95%" in page.locator("#confidence-table").inner_text()
+    screenshot(page, "designs-cost-of-confidence")

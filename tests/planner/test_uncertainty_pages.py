@@ -1,0 +1,162 @@
+"""From forecast to design with the uncertainty, as a planner uses it in the product."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import yaml
+
+from planner.designs.models import Design, OptimizerRun
+from planner.designs.services import design_create, design_evaluate
+from tests.helpers import login
+
+pytestmark = pytest.mark.django_db(transaction=False)
+
+SMALL = {
+    "name": "Two years under uncertainty",
+    "horizon": {"start_year": 2015, "end_year": 2016},
+    "demand": [{"year": 2015, "core_hours": 4.0e5, "storage_tb": 600},
+               {"year": 2016, "core_hours": 6.0e5, "storage_tb": 900}],
+    "constraints": {"flash_days": 0, "off": ["genomes_per_day", "ingest_tb_per_day", "files"]},
+    "purchases": [{"year": 2015, "node_type": "haswell", "count": 12},
+                  {"year": 2015, "storage_system": "ibm-gss26", "count": 1}],
+    "optimize": {"node_types": ["haswell"], "storage_systems": ["ibm-gss26"], "mip_rel_gap": 0.0},
+    "uncertainty": {"paths": 300, "seed": 4, "sigma_per_year": {"core_hours": 0.2, "storage_tb": 0.1}},
+}
+
+
+@pytest.fixture
+def catalog() -> None:
+    from planner.hardware.services import catalog_load_yaml
+
+    catalog_load_yaml()
+
+
+def _design(**extra: Any) -> Design:
+    design = design_create(text=yaml.safe_dump(SMALL | extra))
+    design_evaluate(design=design)
+    return design
+
+
+def test_the_design_page_shows_the_probability_each_year_holds(client: Any, planner_user: Any, catalog: None) -> None:
+    design = _design()
+    html = login(client, planner_user).get(f"/designs/{design.pk}/").content.decode()
+    assert "The chance it is enough" in html and 'id="chance-table"' in html
+    row = re.search(r"<tr><td>2016</td><td class=\"num\"><strong>(\d+)%</strong>", html)
+    assert row is not None and 0 <= int(row.group(1)) <= 100
+    assert "fig-fan-core_hours" in html and "fig-fan-storage_tb" in html
+
+
+def test_without_an_uncertainty_block_the_page_says_how_to_get_one(client: Any, planner_user: Any,
+                                                                    catalog: None) -> None:
+    design = _design(uncertainty=None)
+    html = login(client, planner_user).get(f"/designs/{design.pk}/").content.decode()
+    assert "Add an <code>uncertainty:</code> block" in html
+
+
+def test_buying_for_a_service_level_shows_the_plan_the_out_of_sample_share_and_the_curve(
+        client: Any, planner_user: Any, catalog: None) -> None:
+    from planner.designs.services_paths import service_level_run_execute
+
+    design = _design()
+    resp = login(client, planner_user).post(f"/designs/{design.pk}/service-level/", {"service_level": "90"})
+    run = OptimizerRun.objects.get(design=design)
+    assert resp.status_code == 302 and resp["Location"] == f"/designs/runs/{run.pk}/"
+    service_level_run_execute(run.pk)  # what the worker does (the worker path is tested for the optimiser)
+    run.refresh_from_db()
+    sl = run.result["service_level"]
+    assert run.status == "optimal" and sl["alpha"] == 0.9 and sl["paths"] == 300
+    assert min(sl["in_sample"].values()) >= 0.9
+    costs = [lv["npv_usd"] for lv in sl["curve"]]
+    assert [lv["alpha"] for lv in sl["curve"]] == [0.5, 0.8, 0.9, 0.95] and costs == sorted(costs)
+    html = client.get(f"/designs/runs/{run.pk}/").content.decode()
+    assert "Bought for 90% of the demand paths" in html and 'id="confidence-table"' in html
+    assert "independent paths" in html and "fig-confidence" in html
+
+
+def test_a_design_started_from_a_forecast_is_judged_on_its_paths_and_follows_newer_fits(
+        client: Any, planner_user: Any, departments: dict[str, Any], catalog: None) -> None:
+    from forecasts.demand.series import SeriesSpec, forecast_fit_create
+    from tests.forecasts.forecast_factories import usage_history
+
+    usage_history(departments, months=48)
+    fit = forecast_fit_create(SeriesSpec("core_hours"), horizon_months=36)
+    login(client, planner_user)
+    resp = client.get(f"/designs/from-forecast/{fit.pk}/")
+    design = Design.objects.latest("pk")
+    assert resp.status_code == 302 and resp["Location"] == f"/designs/{design.pk}/edit/"
+    assert design.scenario["uncertainty"]["forecast"] == {"core_fit": fit.pk}
+    design_evaluate(design=design)
+    html = client.get(f"/designs/{design.pk}/").content.decode()
+    assert 'id="chance-table"' in html and "core-hours forecast" in html
+    newer = forecast_fit_create(SeriesSpec("core_hours"), horizon_months=36)
+    html = client.get(f"/designs/{design.pk}/").content.decode()
+    assert f"core_fit #{newer.pk}" in html
+    resp = client.post(f"/designs/{design.pk}/newest-forecasts/")
+    v2 = Design.objects.get(parent=design)
+    assert v2.scenario["uncertainty"]["forecast"]["core_fit"] == newer.pk and v2.version == design.version + 1
+    assert Design.objects.filter(pk=design.pk).exists()  # the old version stays viewable
+
+
+def test_a_department_viewer_cannot_buy_or_start_designs(client: Any, genomics_viewer: Any, catalog: None) -> None:
+    design = _design()
+    login(client, genomics_viewer)
+    assert client.post(f"/designs/{design.pk}/service-level/", {"service_level": "90"}).status_code == 403
+    assert client.get("/designs/from-forecast/1/").status_code == 403
+    assert not OptimizerRun.objects.exists()
+
+
+def test_the_api_gives_the_chance_and_queues_a_service_level_run(client: Any, planner_user: Any,
+                                                                 genomics_viewer: Any, catalog: None) -> None:
+    design = _design()
+    login(client, planner_user)
+    body = client.get(f"/api/v1/designs/{design.pk}/chance/").json()
+    assert body["n_paths"] == 300 and [y["year"] for y in body["report"]["years"]] == [2015, 2016]
+    resp = client.post(f"/api/v1/designs/{design.pk}/service-level/", {"service_level": 0.9, "paths": 200},
+                       content_type="application/json")
+    assert resp.status_code == 202 and OptimizerRun.objects.get(pk=resp.json()["run"]).params["paths"] == 200
+    bad = client.post(f"/api/v1/designs/{design.pk}/service-level/", {"service_level": 2},
+                      content_type="application/json")
+    assert bad.status_code == 400 and "service_level" in bad.json()
+    plain = _design(uncertainty=None)
+    assert client.get(f"/api/v1/designs/{plain.pk}/chance/").status_code == 409
+    login(client, genomics_viewer)
+    assert client.get(f"/api/v1/designs/{design.pk}/chance/").status_code == 403
+
+
+def test_the_comparison_shows_the_chance_of_each_design(client: Any, planner_user: Any, catalog: None) -> None:
+    a, b = _design(), _design(uncertainty=None)
+    html = login(client, planner_user).get(f"/designs/compare/?ids={a.pk}&ids={b.pk}").content.decode()
+    assert 'id="chance-compare-table"' in html and "no uncertainty: block" in html
+
+
+def test_the_grant_report_gives_the_chance_and_the_cost_of_confidence(planner_user: Any, catalog: None) -> None:
+    from planner.designs.services_paths import service_level_run_execute, service_level_run_start
+    from planner.reports.gather import gather_facts
+    from planner.reports.sections import build_document
+
+    design = _design()
+    service_level_run_execute(service_level_run_start(design=design, alpha=0.8, user=planner_user, n_paths=100).pk)
+    doc = build_document(gather_facts(design=design))
+    section = next(s for s in doc.sections if s.key == "chance")
+    tables = {b.key: b for b in section.blocks if getattr(b, "type", "") == "table" or hasattr(b, "rows")}
+    assert [r[0] for r in tables["chance"].rows] == ["2015", "2016"]
+    assert [r[0] for r in tables["cost_of_confidence"].rows] == ["50%", "80%", "90%", "95%"]
+
+
+def test_the_demo_step_puts_the_narrow_design_on_paths_and_queues_a_90_percent_plan(planner_user: Any) -> None:
+    from planner.designs.demo_paths import load_design_on_paths
+    from tests.planner.designs_data import load_catalog_and_designs
+
+    load_catalog_and_designs()
+    log: list[str] = []
+    load_design_on_paths(log.append)
+    design = Design.objects.get(name__icontains="narrow", revisions__isnull=True)
+    assert design.scenario["uncertainty"]["paths"] == 500 and design.version == 2
+    run = OptimizerRun.objects.get(design=design, params__kind="service_level")
+    assert run.params["service_level"] == 0.9 and run.job is not None
+    load_design_on_paths(log.append)  # idempotent: no second version, no second run
+    assert Design.objects.filter(name__icontains="narrow").count() == 2
+    assert OptimizerRun.objects.filter(params__kind="service_level").count() == 1
