@@ -1,0 +1,67 @@
+"""Input checked at the edge: what no view should ever see, and what no view may answer with a 500.
+
+``RejectMalformedInput`` refuses a request carrying a NUL byte (path, query string or form)
+with a 400 that says which parameter, before any view parses it (PostgreSQL cannot store NUL
+in text, so it would surface as a 500).  Its ``process_exception`` turns the errors a
+malformed parameter produces deep inside a view into a 400 that says so: a number out of the
+database's range (``DataError``), Django's ``ValidationError`` (a bad date or UUID in a
+filter), ``OverflowError`` (a year past 9999).  Views still validate their own parameters
+with messages of their own; this is the net under them.  API paths answer JSON ``{"detail"}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import unquote_to_bytes
+
+from django.core.exceptions import ValidationError
+from django.db import DataError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+
+FORM = "application/x-www-form-urlencoded"
+
+
+def bad_request(request: HttpRequest, message: str) -> HttpResponse:
+    """A 400 with the reason: JSON on the API, a page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": message}, status=400)
+    return render(request, "400.html", {"message": message}, status=400)
+
+
+def _nul_in(request: HttpRequest) -> str | None:
+    """The first place of a NUL byte in the request (path, query parameter, form field), or None."""
+    if "\x00" in request.path or b"\x00" in unquote_to_bytes(request.META.get("PATH_INFO", "")):
+        return "the address"
+    for key, values in request.GET.lists():
+        if "\x00" in key or any("\x00" in v for v in values):
+            return f"the query parameter {key.replace(chr(0), '')!r}"
+    if request.method == "POST" and request.content_type == FORM:
+        for key, values in request.POST.lists():
+            if "\x00" in key or any("\x00" in v for v in values):
+                return f"the form field {key.replace(chr(0), '')!r}"
+    return None
+
+
+class RejectMalformedInput:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        where = _nul_in(request)
+        if where is not None:
+            return bad_request(request, f"{where} contains a NUL byte (\\x00), which no field accepts.")
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        if isinstance(exc, DataError):
+            return bad_request(request, "A number or text in the request is out of the range the database "
+                                        f"accepts: {str(exc).splitlines()[0][:200]}")
+        if isinstance(exc, ValidationError):
+            return bad_request(request, "; ".join(str(m) for m in exc.messages)[:300])
+        if isinstance(exc, (ValueError, TypeError)) and str(exc).startswith("Field '") and " expected " in str(exc):
+            # the ORM refusing a lookup value taken from the request ("Field 'id' expected a number but got 'x'")
+            return bad_request(request, str(exc)[:300])
+        if isinstance(exc, OverflowError):
+            return bad_request(request, f"A number in the request is too large: {exc}")
+        return None

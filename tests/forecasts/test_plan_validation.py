@@ -1,0 +1,51 @@
+"""Sequencer plans are checked where they come in: negative counts refused, unknown keys named,
+line numbers in counts CSV errors (pure core: no database)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from forecasts.demand.plan_io import counts_from_csv, plan_from_dict
+
+MINERVA = yaml.safe_load((Path(__file__).resolve().parents[2] / "fixtures" / "minerva_sequencer_plan.yaml").read_text())
+
+
+def _plan(**change: Any) -> dict[str, Any]:
+    d = copy.deepcopy(MINERVA)
+    for path, value in change.items():
+        *parents, last = path.split("__")
+        target: Any = d
+        for p in parents:
+            target = target[int(p)] if p.isdigit() else target[p]
+        target[int(last) if last.isdigit() else last] = value
+    return d
+
+
+def test_the_minerva_plan_is_valid() -> None:
+    assert plan_from_dict(_plan()).instruments
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"instruments__0__counts__0__count": -5}, "count on .* must be a number >= 0, not -5"),
+    ({"instruments__0__runs_per_week": -1}, "runs_per_week must be a number >= 0"),
+    ({"instruments__0__run_mix__0__samples_per_run": -2}, "samples_per_run of .* must be >= 0"),
+    ({"instruments__0__runs_per_weak": 3}, r"instrument 1 \(.*\): unknown key 'runs_per_weak'"),
+    ({"colour": "blue"}, "plan: unknown key 'colour'"),
+])
+def test_a_plan_with_a_negative_count_or_an_unknown_key_is_refused_by_name(change: dict[str, Any],
+                                                                            message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        plan_from_dict(_plan(**change))
+
+
+def test_a_counts_csv_error_names_its_line() -> None:
+    text = "model,date,count\nHiSeq 2500,2014-01-01,4\nHiSeq 2500,2014-06-01,-3\n"
+    with pytest.raises(ValueError, match="line 3: count '-3' for HiSeq 2500 must be a number >= 0"):
+        counts_from_csv(text)
+    with pytest.raises(ValueError, match="line 2: "):
+        counts_from_csv("model,date,count\nX,2014-13-01,1\n")
