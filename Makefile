@@ -3,11 +3,12 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-lock
+ADDR   ?= 127.0.0.1:8000
 
 .PHONY: run test lint bench clean-data help
 
 help:
-	@echo "make run    set up and serve the product with demo data on http://127.0.0.1:8000"
+	@echo "make run    set up and serve the product with demo data on http://127.0.0.1:8000 (ADDR=host:port to change)"
 	@echo "make test   set up and run the whole test suite"
 	@echo "make lint   ruff and mypy on the functional core"
 	@echo "make bench  the benchmark commands behind docs/performance.md"
@@ -19,7 +20,7 @@ $(STAMP): requirements.lock
 	@touch $(STAMP)
 
 run: $(STAMP)
-	DEBUG=1 $(BIN)/python manage.py run_local
+	DEBUG=1 $(BIN)/python manage.py run_local --addr $(ADDR)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -1,5 +1,9 @@
 #!/usr/bin/env python
-"""Django's command-line utility for administrative tasks."""
+"""Django's command-line utility for administrative tasks.
+
+Every command ends with one line (file, line, reason) and a non-zero exit on bad input,
+never a traceback (planner/management/oneline.py; --traceback shows it).
+"""
 
 import os
 import sys
@@ -7,9 +11,9 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "planner.settings")
-    from django.core.management import execute_from_command_line
+    from planner.management.oneline import run
 
-    execute_from_command_line(sys.argv)
+    sys.exit(run(sys.argv))
 
 
 if __name__ == "__main__":

@@ -8,5 +8,12 @@ class PlannerConfig(AppConfig):
     def ready(self) -> None:
         # Each sub-domain registers its own admin pages (Django's autodiscovery looks only
         # for planner.admin, which this layout does not have).
+        from planner.access import admin as _access  # noqa: F401
+        from planner.access import checks as _checks  # noqa: F401  (the deploy check on SECRET_KEY)
+        from planner.access import tokens as _tokens  # noqa: F401  (registers the OpenAPI token scheme)
+        from planner.audit.admin import audit_admin_read_only
+        from planner.audit.registry import register_all
         from planner.designs import admin as _designs  # noqa: F401
         from planner.hardware import admin as _hardware  # noqa: F401
+        register_all()
+        audit_admin_read_only()

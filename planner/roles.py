@@ -1,7 +1,9 @@
 """Roles and row scoping: who may see which departments.
 
-admin: everything.  planner: all usage, forecasts, designs, reports.  department
-viewer: usage and chargeback of the departments they are linked to, nothing else.
+admin: everything.  planner: all usage, forecasts, designs, reports.  finance: usage and
+chargeback of every department (a statement is priced usage: reconciling a bill needs the
+core-hours behind it) and the audit trail; not the planning areas.  department viewer: usage
+and chargeback of the departments they are linked to, nothing else.
 Every page, API view, export and chart endpoint asks these functions; nothing else
 decides access.
 """
@@ -19,8 +21,9 @@ from rest_framework.permissions import BasePermission
 
 ADMIN = "admin"
 PLANNER = "planner"
+FINANCE = "finance"
 VIEWER = "department viewer"
-ROLE_GROUPS = (ADMIN, PLANNER, VIEWER)
+ROLE_GROUPS = (ADMIN, PLANNER, FINANCE, VIEWER)  # precedence: a user in two groups has the first
 
 UserLike = AbstractBaseUser | AnonymousUser
 
@@ -38,12 +41,22 @@ def role_of(user: UserLike) -> str | None:
 
 
 def sees_everything(user: UserLike) -> bool:
+    """Admins and planners: every area, every department."""
     return role_of(user) in (ADMIN, PLANNER)
+
+
+def sees_every_department(user: UserLike) -> bool:
+    """Admins, planners and finance: usage and chargeback rows of every department."""
+    return role_of(user) in (ADMIN, PLANNER, FINANCE)
+
+
+def reads_audit(user: UserLike) -> bool:
+    return role_of(user) in (ADMIN, FINANCE)
 
 
 def visible_department_ids(user: UserLike) -> set[int] | None:
     """None means every department; a set (possibly empty) limits to those departments."""
-    if sees_everything(user):
+    if sees_every_department(user):
         return None
     if not user.is_authenticated:
         return set()
@@ -65,6 +78,30 @@ def planner_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not sees_everything(request.user):
             raise PermissionDenied("This page is for planners; department viewers see Usage and Chargeback.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def admin_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Pages for admins only (access administration)."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if role_of(request.user) != ADMIN:
+            raise PermissionDenied("This page is for administrators.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def audit_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The audit trail: admins and finance only."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not reads_audit(request.user):
+            raise PermissionDenied("The audit trail is for administrators and finance.")
         return view(request, *args, **kwargs)
 
     return wrapped

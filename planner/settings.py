@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -57,6 +58,28 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
+# PRODUCTION=1 (docker/env.example) turns on the checks and defaults a public site needs.
+PRODUCTION = env_bool("PRODUCTION", False)
+PLACEHOLDER_SECRET_MARKERS = ("change-me", "changeme", "change_me", "placeholder", "build-only", "django-insecure",
+                              "secret-key", "example")
+
+
+def secret_key_problem(key: str) -> str | None:
+    """Why a SECRET_KEY is unfit for production, or None."""
+    if not key:
+        return "SECRET_KEY is not set"
+    if any(marker in key.lower() for marker in PLACEHOLDER_SECRET_MARKERS):
+        return "SECRET_KEY is still the placeholder from env.example"
+    if len(key) < 50 or len(set(key)) < 5:
+        return "SECRET_KEY is shorter than 50 characters (or too repetitive)"
+    return None
+
+
+if PRODUCTION and (problem := secret_key_problem(env_str("SECRET_KEY"))):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"{problem}: production (PRODUCTION=1) refuses to start. Generate one with "
+                               "python -c 'import secrets; print(secrets.token_urlsafe(50))' and set it in docker/env.")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 SITE_NAME = "Capacity Planner"
@@ -73,20 +96,27 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
+    "auditlog",
+    "csp",
     "forecasts",
     "planner",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "auditlog.middleware.AuditlogMiddleware",  # the audit trail's actor and address
     "django.contrib.messages.middleware.MessageMiddleware",
+    "planner.web.edge.RejectMalformedInput",  # NUL bytes and out-of-range numbers: 400, never 500
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "planner.web.middleware.LoginRequiredEverywhere",
+    "axes.middleware.AxesMiddleware",  # last: turns a lockout into the "too many attempts" page
 ]
 
 ROOT_URLCONF = "planner.urls"
@@ -134,14 +164,36 @@ if not CELERY_BROKER_URL:
     CELERY_BROKER_TRANSPORT_OPTIONS = filesystem_broker_options(DATA_DIR)
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {}
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")  # where tasks, beat's included, are sent
 CELERY_TASK_IGNORE_RESULT = True  # progress and results live in our own tables
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 6 * 3600)
 CELERY_TASK_ACKS_LATE = True  # a killed worker's task is redelivered, and our tasks are idempotent
+# ... also when the worker child is killed by a signal (SIGKILL, OOM): without this Celery
+# acknowledges the message of a child that died.  JobTask (planner/jobs/runtime.py) caps the
+# starts of one job, so a task that kills its worker every time does not loop.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Lost workers: a running job beats every JOBS_HEARTBEAT_S; the reaper (beat, every
+# JOBS_REAP_EVERY_S) requeues a job silent for JOBS_STALE_S, or fails it after JOBS_MAX_ATTEMPTS starts.
+JOBS_HEARTBEAT_S = env_int("JOBS_HEARTBEAT_S", 10)
+JOBS_STALE_S = env_int("JOBS_STALE_S", 60)
+JOBS_REAP_EVERY_S = env_int("JOBS_REAP_EVERY_S", 30)
+JOBS_MAX_ATTEMPTS = env_int("JOBS_MAX_ATTEMPTS", 3)
+CELERY_BEAT_SCHEDULE = {
+    "reap-lost-jobs": {"task": "planner.jobs.reap_lost_jobs", "schedule": float(JOBS_REAP_EVERY_S)},
+}
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+
+# --- Caches: rollup reads keyed by the rollups' stamp (forecasts/usage/cache.py) -------
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "rollups": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "rollups",
+                "OPTIONS": {"MAX_ENTRIES": 5000}},
+}
+ROLLUP_STAMP_SECONDS = float(env_str("ROLLUP_STAMP_SECONDS", "1"))
 
 # --- Auth, sessions, security --------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
@@ -152,17 +204,106 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
 
-SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
-SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", SECURE_SSL_REDIRECT)
-CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", SECURE_SSL_REDIRECT)
-SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+# Sign-on: local accounts always (the demo, break-glass admins); OIDC and LDAP when switched on.
+# Roles and departments come from group mappings (planner/access), applied at every sign-on.
+OIDC_ENABLED = env_bool("OIDC_ENABLED", False)
+OIDC_RP_CLIENT_ID = env_str("OIDC_RP_CLIENT_ID")
+OIDC_RP_CLIENT_SECRET = env_str("OIDC_RP_CLIENT_SECRET")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_OP_AUTHORIZATION_ENDPOINT")
+OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_OP_TOKEN_ENDPOINT")
+OIDC_OP_USER_ENDPOINT = env_str("OIDC_OP_USER_ENDPOINT")
+OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_OP_JWKS_ENDPOINT") or None
+OIDC_OP_LOGOUT_ENDPOINT = env_str("OIDC_OP_LOGOUT_ENDPOINT")
+OIDC_RP_SIGN_ALGO = env_str("OIDC_RP_SIGN_ALGO", "RS256")
+OIDC_RP_SCOPES = env_str("OIDC_RP_SCOPES", "openid email profile groups")
+OIDC_GROUPS_CLAIM = env_str("OIDC_GROUPS_CLAIM", "groups")
+OIDC_USERNAME_CLAIM = env_str("OIDC_USERNAME_CLAIM", "preferred_username")
+OIDC_LOGIN_LABEL = env_str("OIDC_LOGIN_LABEL", "Sign in with your institution")
+OIDC_STORE_ID_TOKEN = True  # the id_token_hint for the provider's logout
+OIDC_OP_LOGOUT_URL_METHOD = "planner.access.oidc.provider_logout_url"
+OIDC_USE_PKCE = True
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
+
+LDAP_ENABLED = bool(env_str("LDAP_SERVER_URI"))
+if LDAP_ENABLED:
+    import ldap
+    from django_auth_ldap import config as ldap_config
+
+    AUTH_LDAP_SERVER_URI = env_str("LDAP_SERVER_URI")
+    AUTH_LDAP_BIND_DN = env_str("LDAP_BIND_DN")
+    AUTH_LDAP_BIND_PASSWORD = env_str("LDAP_BIND_PASSWORD")
+    AUTH_LDAP_START_TLS = env_bool("LDAP_START_TLS", False)
+    if env_str("LDAP_USER_DN_TEMPLATE"):
+        AUTH_LDAP_USER_DN_TEMPLATE = env_str("LDAP_USER_DN_TEMPLATE")
+    else:
+        AUTH_LDAP_USER_SEARCH = ldap_config.LDAPSearch(env_str("LDAP_USER_SEARCH_BASE"), ldap.SCOPE_SUBTREE,
+                                                       env_str("LDAP_USER_FILTER", "(uid=%(user)s)"))
+    AUTH_LDAP_USER_ATTR_MAP = {"first_name": "givenName", "last_name": "sn", "email": "mail"}
+    AUTH_LDAP_GROUP_SEARCH = ldap_config.LDAPSearch(env_str("LDAP_GROUP_SEARCH_BASE"), ldap.SCOPE_SUBTREE,
+                                                    env_str("LDAP_GROUP_FILTER", "(objectClass=*)"))
+    AUTH_LDAP_GROUP_TYPE = {
+        "groupOfNames": ldap_config.GroupOfNamesType,
+        "groupOfUniqueNames": ldap_config.GroupOfUniqueNamesType,
+        "posixGroup": ldap_config.PosixGroupType,
+    }[env_str("LDAP_GROUP_TYPE", "groupOfNames")]()
+    AUTH_LDAP_ALWAYS_UPDATE_USER = True
+    AUTH_LDAP_CACHE_TIMEOUT = 0  # groups are read at every login: a removed member loses the role at once
+
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses locked-out accounts and addresses
+    *(["planner.access.backends.OIDCBackend"] if OIDC_ENABLED else []),
+    *(["planner.access.ldap_backend.PlannerLDAPBackend"] if LDAP_ENABLED else []),
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+# Throttling: LOGIN_FAILURE_LIMIT failures lock the account and, separately, the address for
+# LOGIN_LOCKOUT_MINUTES; the page says so (templates/registration/locked_out.html).
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "planner.access.throttle.client_ip"
+AXES_VERBOSE = False
+
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", PRODUCTION)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", SECURE_SSL_REDIRECT or PRODUCTION)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", SECURE_SSL_REDIRECT or PRODUCTION)
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 12 * 3600)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000 if PRODUCTION else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-if env_bool("BEHIND_TLS_PROXY", False):
+BEHIND_TLS_PROXY = env_bool("BEHIND_TLS_PROXY", False)
+if BEHIND_TLS_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Content-Security-Policy: scripts only from this site (no inline script, no eval); Plotly
+# sets inline styles, so styles allow them; charts export PNGs through data:/blob: URLs.
+_CSP_FORM_ACTION = ["'self'"]
+if OIDC_ENABLED and OIDC_OP_LOGOUT_ENDPOINT:
+    from urllib.parse import urlsplit as _urlsplit
+
+    _op = _urlsplit(OIDC_OP_LOGOUT_ENDPOINT)
+    _CSP_FORM_ACTION.append(f"{_op.scheme}://{_op.netloc}")  # logging out redirects to the provider
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": _CSP_FORM_ACTION,
+        **({"report-uri": [env_str("CSP_REPORT_URI")]} if env_str("CSP_REPORT_URI") else {}),
+    },
+}
 
 # --- Files ---------------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
@@ -202,8 +343,10 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024**2
 # --- API -----------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "planner.access.tokens.ApiTokenAuthentication",  # personal tokens: Authorization: Bearer cpt_...
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        # DRF's unscoped, non-expiring tokens (admin-created): API_LEGACY_TOKENS=0 turns them off
+        *(["rest_framework.authentication.TokenAuthentication"] if env_bool("API_LEGACY_TOKENS", True) else []),
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

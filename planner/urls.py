@@ -1,15 +1,17 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from planner.access import views as access_views
 from planner.designs import api as api_designs
 from planner.web import api, views
 
 api_v1 = [
     path("me/", api.me, name="api-me"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # the split view serves its start-up script from a URL: no inline script under the CSP
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("forecasts.accounting.api")),
     path("", include("forecasts.usage.api")),
     path("", include("forecasts.storage.api")),
@@ -17,17 +19,20 @@ api_v1 = [
     path("", include("forecasts.chargeback.api")),
     path("", include(api.router.urls)),
     path("", include(api_designs.router.urls)),
+    path("", include("planner.designs.api_paths")),
     path("", include("planner.reports.api_urls")),
+    path("", include("planner.replay.api_urls")),
 ]
 
 urlpatterns = [
     path("", views.dashboard, name="dashboard"),
     path("healthz", views.healthz, name="healthz"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", access_views.SignInView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("jobs/<int:pk>/", views.job_page, name="job"),
     path("jobs/<int:pk>.json", views.job_status_json, name="job-json"),
+    path("jobs/<int:pk>/retry/", views.job_retry, name="job-retry"),
     path("api/v1/", include(api_v1)),
     path("usage/", include("forecasts.workload.urls")),
     path("usage/", include("forecasts.usage.urls")),
@@ -37,5 +42,9 @@ urlpatterns = [
     path("forecasts/", include("forecasts.demand.urls")),
     path("chargeback/", include("forecasts.chargeback.urls")),
     path("reports/", include("planner.reports.urls")),
+    path("access/", include("planner.access.urls")),
+    path("audit/", include("planner.audit.urls")),
+    path("oidc/", include("planner.access.oidc")),
+    path("replay/", include("planner.replay.urls")),
     path("<slug:slug>/", views.area, name="area"),
 ]

@@ -1,8 +1,9 @@
 """Shared fixtures: personas who encode who may see what, a real Celery worker, a real browser.
 
 Personas: ``admin_user`` (everything), ``planner_user`` (all usage, forecasts, designs,
-reports), ``genomics_viewer`` and ``chemistry_viewer`` (department viewers of two
-different departments).  Tests log in as a persona and try the product from outside.
+reports), ``finance_user`` (usage and chargeback of every department, the audit trail),
+``genomics_viewer`` and ``chemistry_viewer`` (department viewers of two different departments).
+Tests log in as a persona and try the product from outside.
 """
 
 from __future__ import annotations
@@ -58,6 +59,11 @@ def admin_user(db: Any) -> Any:
 @pytest.fixture
 def planner_user(db: Any) -> Any:
     return _make_user("pat-planner", "planner")
+
+
+@pytest.fixture
+def finance_user(db: Any) -> Any:
+    return _make_user("fay-finance", "finance")
 
 
 @pytest.fixture

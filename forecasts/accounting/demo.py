@@ -21,11 +21,12 @@ from forecasts.accounting.parsers.synth import Person, default_people, slurm_lin
 
 CLUSTER = "nexus"
 DEMO_JOBS = 600_000
-START = datetime(2021, 11, 1, tzinfo=UTC)
-END = datetime(2026, 11, 1, tzinfo=UTC)
-CAPACITY = [(date(2021, 11, 1), 1536, 24, "initial purchase: 24 x 64-core nodes"),
-            (date(2023, 7, 1), 2560, 40, "expansion: 16 x 64-core nodes"),
-            (date(2025, 3, 1), 3584, 56, "expansion: 16 x 64-core nodes")]
+# The years of the Minerva designs, sequencer plan and grant report (SC15): one story, 2014-2019.
+START = datetime(2014, 1, 1, tzinfo=UTC)
+END = datetime(2020, 1, 1, tzinfo=UTC)
+CAPACITY = [(date(2014, 1, 1), 1536, 24, "initial purchase: 24 x 64-core nodes"),
+            (date(2015, 7, 1), 2560, 40, "expansion: 16 x 64-core nodes"),
+            (date(2017, 3, 1), 3584, 56, "expansion: 16 x 64-core nodes")]
 EXTERNAL = [Person("ext01", "external", "collab-external", "mixed"),
             Person("ext02", "external", "collab-external", "genomics"),
             Person("ext03", "visitors", "startup-alloc", "mixed")]
@@ -44,7 +45,7 @@ def load_jobs(log: Callable[[str], None]) -> None:
         mappings_import_csv(mapping_text, filename="demo_mappings.csv")
         log(f"  {CLUSTER}: jobs already loaded")
         return
-    path = Path(settings.DATA_DIR) / f"demo_{CLUSTER}_sacct.txt"
+    path = Path(settings.DATA_DIR) / f"demo_{CLUSTER}_{START:%Y}-{END:%Y}_sacct.txt"
     if not path.exists():
         log(f"  generating {DEMO_JOBS:,} demo jobs (first run only, about a minute)...")
         tmp = path.with_suffix(".tmp")

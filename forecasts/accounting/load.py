@@ -409,9 +409,14 @@ def ingest_run_execute(run_id: int, progress: Progress | None = None) -> IngestR
             _fail(run, f"{type(exc).__name__}: {exc}", seconds_before + time.monotonic() - started)
         raise
     source.stop()
+    run.refresh_from_db()
+    # a run that stored nothing (every record rejected or skipped) must not read "completed"
+    stored = run.jobs_ingested + run.duplicates > 0
     IngestRun.objects.filter(pk=run.pk).update(
-        status=IngestRun.Status.COMPLETED, finished_at=timezone.now(),
-        seconds=seconds_before + time.monotonic() - started,
+        status=IngestRun.Status.COMPLETED if stored else IngestRun.Status.NOTHING_LOADED,
+        finished_at=timezone.now(), seconds=seconds_before + time.monotonic() - started,
+        error="" if stored else f"Nothing loaded: {run.records_read:,} records read, {run.rejected:,} rejected, "
+                                f"{run.skipped:,} skipped; is this a {run.format} file?",
     )
     run.refresh_from_db()
     return run

@@ -158,6 +158,7 @@ class IngestRun(models.Model):
         QUEUED = "queued"
         RUNNING = "running"
         COMPLETED = "completed"
+        NOTHING_LOADED = "empty", "nothing loaded"  # it ran to the end, but no record was stored
         FAILED = "failed"
 
     cluster = models.ForeignKey(Cluster, on_delete=models.PROTECT, related_name="ingest_runs")

@@ -10,6 +10,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
@@ -17,7 +18,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
 from forecasts.accounting.load import IngestError, ingest_run_create
-from forecasts.accounting.models import Cluster, IngestRejection, IngestRun
+from forecasts.accounting.models import Cluster, IngestRejection, IngestRun, UsageMonthly
 from forecasts.accounting.parsers.formats import FORMATS
 from forecasts.accounting.upload import (
     DETECT,
@@ -29,7 +30,7 @@ from forecasts.accounting.upload import (
     upload_discard,
     upload_store,
 )
-from planner.roles import planner_required
+from planner.roles import ADMIN, PLANNER, planner_required, role_of
 
 FORMAT_CHOICES = [(DETECT, "Detect from the file's content")] + [(k, f"{k} — {v}") for k, v in FORMATS.items()]
 NEW_CLUSTER = "__new__"
@@ -159,7 +160,23 @@ def ingest_run(request: HttpRequest, pk: int) -> HttpResponse:
         "counted": counted, "adds_up": counted == run.records_read, "reasons": reasons,
         "job": run.background_job,
         "in_progress": run.status in (IngestRun.Status.QUEUED, IngestRun.Status.RUNNING),
+        "unassigned": _unassigned_share(run), "can_map": role_of(request.user) in (ADMIN, PLANNER),
     })
+
+
+def _unassigned_share(run: IngestRun) -> dict[str, Any] | None:
+    """Of the usage on the run's cluster in the months it covers, how much sits in Unassigned (rollups)."""
+    if run.status != IngestRun.Status.COMPLETED or not run.first_start or not run.last_end:
+        return None
+    months = UsageMonthly.objects.filter(cluster=run.cluster, month__gte=run.first_start.date().replace(day=1),
+                                         month__lte=run.last_end.date())
+    total = months.aggregate(jobs=Sum("jobs"), core_hours=Sum("core_hours"))
+    lost = months.filter(department__code="unassigned").aggregate(jobs=Sum("jobs"), core_hours=Sum("core_hours"))
+    if not total["core_hours"]:
+        return None
+    return {"jobs": lost["jobs"] or 0, "core_hours": lost["core_hours"] or 0.0,
+            "share": (lost["core_hours"] or 0.0) / total["core_hours"],
+            "first": run.first_start.date().replace(day=1), "last": run.last_end.date()}
 
 
 @require_POST

@@ -45,10 +45,12 @@ class StatementOut(serializers.ModelSerializer):
     department = serializers.SlugRelatedField(slug_field="code", read_only=True)
     department_name = serializers.CharField(source="department.name", read_only=True)
     month = serializers.DateField(format="%Y-%m")
+    provisional = serializers.BooleanField(source="is_provisional", read_only=True,
+                                           help_text="the month is in progress: figures will still change")
 
     class Meta:
         model = Statement
-        fields = ["id", "department", "department_name", "month", "version", "is_current", "plan_name",
+        fields = ["id", "department", "department_name", "month", "provisional", "version", "is_current", "plan_name",
                   "computed_at", "reason", "jobs", "core_hours", "gpu_hours", "storage_tb", "compute_usd",
                   "storage_usd", "subsidy_usd", "cap_usd", "total_usd", "notes"]
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import yaml
 from django.conf import settings
@@ -25,14 +26,59 @@ from forecasts.chargeback.services import ChargebackError, months_with_usage, st
 DEMO_RATES = Path(settings.BASE_DIR) / "fixtures" / "demo_rates.yaml"
 
 
+RATE_KEYS = {
+    "plan": {"name", "effective_from", "note", "storage_between_scans", "compute", "qos_multipliers", "storage",
+             "adjustments"},
+    "compute": {"cluster", "queue", "core_hour_usd", "gpu_hour_usd", "mem_gb_hour_usd"},
+    "storage": {"filesystem", "tier", "tb_month_usd"},
+    "adjustments": {"department", "subsidy_percent", "cap_usd", "note"},
+}
+PRICES = ("core_hour_usd", "gpu_hour_usd", "mem_gb_hour_usd", "tb_month_usd", "cap_usd", "subsidy_percent")
+
+
+def rate_file_check(data: Any) -> None:
+    """Refuse unknown keys (by name) and negative prices or multipliers before anything is written."""
+    if not isinstance(data, dict):
+        raise ValueError("expected a mapping with name, effective_from, compute, storage, ...")
+    unknown = sorted(set(map(str, data)) - RATE_KEYS["plan"])
+    if unknown:
+        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))}; a rate file takes "
+                         f"{', '.join(sorted(RATE_KEYS['plan']))}")
+    for section in ("compute", "storage", "adjustments"):
+        for i, row in enumerate(data.get(section) or [], start=1):
+            if not isinstance(row, dict):
+                raise ValueError(f"{section} row {i}: expected a mapping")
+            unknown = sorted(set(map(str, row)) - RATE_KEYS[section])
+            if unknown:
+                raise ValueError(f"{section} row {i}: unknown key(s) {', '.join(map(repr, unknown))}")
+            for key in PRICES:
+                if row.get(key) is not None and Decimal(str(row[key])) < 0:
+                    raise ValueError(f"{section} row {i}: {key} {row[key]} is negative")
+    for qos, mult in (data.get("qos_multipliers") or {}).items():
+        if Decimal(str(mult)) < 0:
+            raise ValueError(f"qos_multipliers: {qos} {mult} is negative")
+    mode = data.get("storage_between_scans", RatePlan.StorageBetweenScans.CARRY)
+    if mode not in RatePlan.StorageBetweenScans.values:
+        modes = ", ".join(RatePlan.StorageBetweenScans.values)
+        raise ValueError(f"storage_between_scans: {mode!r} is not one of {modes}")
+
+
 @transaction.atomic
 def rate_plan_load_yaml(text: str, *, filename: str = "rates.yaml") -> RatePlan:
     """Create or update a rate plan (and its rows) from YAML; see fixtures/demo_rates.yaml."""
-    data = yaml.safe_load(text) or {}
     try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f", line {mark.line + 1}" if mark is not None else ""
+        raise ChargebackError(f"{filename}{where}: not valid YAML: {str(exc).splitlines()[0]}") from exc
+    try:
+        rate_file_check(data)
         effective_from = date.fromisoformat(str(data["effective_from"]))
         plan, _ = RatePlan.objects.update_or_create(
-            effective_from=effective_from, defaults={"name": data["name"], "note": data.get("note", "")})
+            effective_from=effective_from, defaults={
+                "name": data["name"], "note": data.get("note", ""),
+                "storage_between_scans": data.get("storage_between_scans", RatePlan.StorageBetweenScans.CARRY)})
         plan.compute_rates.all().delete()
         plan.qos_multipliers.all().delete()
         plan.storage_rates.all().delete()
@@ -56,8 +102,10 @@ def rate_plan_load_yaml(text: str, *, filename: str = "rates.yaml") -> RatePlan:
                 plan=plan, department=dept, subsidy_percent=Decimal(str(r.get("subsidy_percent", 0))),
                 cap_usd=Decimal(str(r["cap_usd"])) if r.get("cap_usd") is not None else None,
                 note=r.get("note", ""))
-    except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
-        raise ChargebackError(f"{filename}: {type(exc).__name__}: {exc}") from exc
+    except KeyError as exc:
+        raise ChargebackError(f"{filename}: missing key {exc.args[0]!r}") from exc
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        raise ChargebackError(f"{filename}: {exc}") from exc
     return plan
 
 

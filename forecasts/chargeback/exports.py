@@ -17,6 +17,7 @@ def _header(statement: Statement) -> list[tuple[str, str]]:
     return [
         ("department", f"{statement.department.name} ({statement.department.code})"),
         ("month", f"{statement.month:%Y-%m}"),
+        ("status", "PROVISIONAL: the month is in progress" if statement.is_provisional else "final"),
         ("version", f"{statement.version}{'' if statement.is_current else ' (superseded)'}"),
         ("rate plan", statement.plan_name),
         ("computed", f"{statement.computed_at:%Y-%m-%d %H:%M} UTC"),
@@ -94,7 +95,9 @@ def statement_pdf(statement: Statement, breakdown: dict[str, Any], top_jobs: lis
     story: list[Any] = [
         Paragraph(institution or "Research computing", styles["Normal"]),
         Paragraph(f"Chargeback statement: {statement.department.name}", styles["Title"]),
-        Paragraph(f"{statement.month:%B %Y} (UTC calendar month by job end) &middot; version {statement.version}"
+        Paragraph(f"{statement.month:%B %Y} (UTC calendar month by job end)"
+                  + (" &middot; <b>PROVISIONAL: the month is in progress</b>" if statement.is_provisional else "")
+                  + f" &middot; version {statement.version}"
                   f"{'' if statement.is_current else ' (superseded)'} &middot; rate plan: {statement.plan_name}"
                   + (f" &middot; project: {project_label}" if project_label else ""), styles["Normal"]),
         Spacer(1, 12),

@@ -30,6 +30,14 @@ class RatePlan(models.Model):
     note = models.TextField(blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    class StorageBetweenScans(models.TextChoices):
+        CARRY = "carry", "carry the last scan forward"
+        LINEAR = "linear", "interpolate linearly between scans"
+
+    storage_between_scans = models.CharField(
+        max_length=6, choices=StorageBetweenScans.choices, default=StorageBetweenScans.CARRY,
+        help_text="how a month without a scan of a file system is billed (forecasts/chargeback/months.py)")
+
     class Meta:
         ordering = ["-effective_from"]
 
@@ -158,6 +166,15 @@ class Statement(models.Model):
         return f"{self.department} {self.month:%Y-%m} v{self.version}"
 
     @property
+    def is_provisional(self) -> bool:
+        """The month is still in progress: its usage and scans are still coming in."""
+        from django.utils import timezone
+
+        from forecasts.chargeback.months import is_provisional
+
+        return is_provisional(self.month, timezone.now().date())
+
+    @property
     def adjustments_usd(self) -> Decimal:
         """Subsidy plus cap (both zero or negative)."""
         return self.subsidy_usd + self.cap_usd
@@ -165,7 +182,8 @@ class Statement(models.Model):
     def summary(self) -> dict[str, object]:
         return {
             "id": self.pk, "department": self.department.code, "month": f"{self.month:%Y-%m}",
-            "version": self.version, "is_current": self.is_current, "jobs": self.jobs,
+            "version": self.version, "is_current": self.is_current, "provisional": self.is_provisional,
+            "jobs": self.jobs,
             "core_hours": self.core_hours, "gpu_hours": self.gpu_hours, "storage_tb": self.storage_tb,
             "compute_usd": str(self.compute_usd), "storage_usd": str(self.storage_usd),
             "subsidy_usd": str(self.subsidy_usd), "cap_usd": str(self.cap_usd),

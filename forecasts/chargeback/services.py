@@ -36,6 +36,7 @@ from django.db.models import Max
 
 from forecasts.accounting.models import Department, Project, UsageMonthly
 from forecasts.chargeback import rates as core
+from forecasts.chargeback.holdings import StorageHolding, storage_holdings
 from forecasts.chargeback.models import (
     ComputeRate,
     DepartmentAdjustment,
@@ -46,10 +47,10 @@ from forecasts.chargeback.models import (
     StatementLine,
     StorageRate,
 )
-from forecasts.units import MB_PER_GB, SECONDS_PER_HOUR, bytes_to_tb
+from forecasts.units import MB_PER_GB, SECONDS_PER_HOUR
 
 TOP_JOBS = 10
-NO_STORAGE_NOTE = "No storage scans for this month: storage is not charged on this statement."
+NO_STORAGE_NOTE = "No file system has been scanned yet: storage is not charged on this statement."
 
 
 class ChargebackError(Exception):
@@ -101,54 +102,10 @@ def plan_rates(plan: RatePlan) -> PlanRates:
 
 # --- Storage ---------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class StorageHolding:
-    filesystem: str
-    tier: str
-    project_id: int | None
-    tb: float  # decimal TB held over the month
-
-
-def storage_tb_by_department(month: date) -> dict[int, list[StorageHolding]]:
-    """Storage held per department in a month: {department_id: [holdings]}; {} when no scans.
-
-    Reads the completed StorageSnapshot rows (forecasts/storage/models.py) taken in the month.
-    The TB held over the month is, per file system, the mean over that month's snapshots of
-    each department's and project's bytes (a month with one scan uses that scan; a department
-    absent from a scan held 0 there).  Bytes count once per snapshot: the owner rows when the
-    scan has them, else the group rows.  Decimal TB (10^12 bytes).  {} when no file system was
-    scanned in the month; the statement then says "no storage scans for this month".
-    """
-    try:
-        from forecasts.storage.models import StorageSnapshot, StorageUsage
-    except ImportError:  # the storage model is not installed in this checkout
-        return {}
-    snapshots = list(StorageSnapshot.objects.filter(
-        taken_on__gte=month, taken_on__lt=next_month(month), status=StorageSnapshot.Status.COMPLETED,
-    ).select_related("filesystem"))
-    if not snapshots:
-        return {}
-    per_fs: dict[int, int] = {}
-    for snap in snapshots:
-        per_fs[snap.filesystem_id] = per_fs.get(snap.filesystem_id, 0) + 1
-    owner_scans = set(StorageUsage.objects.filter(snapshot__in=snapshots, kind=StorageUsage.Kind.OWNER)
-                      .values_list("snapshot_id", flat=True).distinct())
-    fs = {snap.filesystem_id: snap.filesystem for snap in snapshots}
-    sums: dict[tuple[int, int, int | None], int] = {}
-    rows = (StorageUsage.objects.filter(snapshot__in=snapshots)
-            .values_list("snapshot_id", "snapshot__filesystem_id", "kind", "department_id", "project_id", "bytes"))
-    for snap_id, fs_id, kind, dept, project, n_bytes in rows:
-        wanted = StorageUsage.Kind.OWNER if snap_id in owner_scans else StorageUsage.Kind.GROUP
-        if kind != wanted:
-            continue
-        key = (fs_id, dept, project)
-        sums[key] = sums.get(key, 0) + n_bytes
-    out: dict[int, list[StorageHolding]] = {}
-    for (fs_id, dept, project), total in sorted(sums.items(), key=lambda kv: kv[0][:2]):
-        tb = bytes_to_tb(total / per_fs[fs_id])
-        out.setdefault(dept, []).append(
-            StorageHolding(fs[fs_id].name, getattr(fs[fs_id], "tier", "") or "*", project, tb))
-    return out
+def storage_tb_by_department(month: date, mode: str = "carry") -> dict[int, list[StorageHolding]]:
+    """Storage held per department in a month (forecasts/chargeback/holdings.py): every month is
+    billed from the scans that stand for it, {} only before the first scan of any file system."""
+    return storage_holdings(month, mode).by_department
 
 
 # --- Pricing a month ---------------------------------------------------------------------------
@@ -352,11 +309,14 @@ def price_month(month: date, rates: PlanRates, departments: list[int]) -> dict[i
 
 
 def _add_storage_lines(month: date, rates: PlanRates, result: dict[int, DepartmentMonth]) -> None:
-    holdings = storage_tb_by_department(month)
+    found = storage_holdings(month, rates.plan.storage_between_scans)
+    holdings = found.by_department
     for dept, dm in result.items():
         if not holdings:
             dm.notes.append(NO_STORAGE_NOTE)
             continue
+        held = {h.filesystem for h in holdings.get(dept, [])}
+        dm.notes += [f"Storage on {fs}: {basis}." for fs, basis in sorted(found.notes.items()) if fs in held]
         for h in holdings.get(dept, []):
             rate = core.resolve_storage_rate(rates.storage, h.filesystem, h.tier)
             exact = core.storage_charge_usd(h.tb, rate) if rate else Decimal(0)
@@ -414,7 +374,7 @@ def statements_compute(*, month: date, department: str | None = None, user: Any 
             raise ChargebackError(f"unknown department {department!r} (use its code, e.g. ggs)")
     wanted = set(departments.values_list("id", flat=True))
     with_usage = set(UsageMonthly.objects.filter(month=month).values_list("department_id", flat=True).distinct())
-    with_storage = set(storage_tb_by_department(month))
+    with_storage = set(storage_tb_by_department(month, plan.storage_between_scans))
     with_statement = set(Statement.objects.filter(month=month, is_current=True).values_list("department_id", flat=True))
     ids = sorted(wanted & (with_usage | with_storage | with_statement))
     rates = plan_rates(plan)

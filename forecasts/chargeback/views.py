@@ -11,6 +11,7 @@ from datetime import date
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from forecasts.accounting.models import Institution, Project
@@ -18,6 +19,7 @@ from forecasts.chargeback import selectors as sel
 from forecasts.chargeback.charts import ytd_figure
 from forecasts.chargeback.exports import statement_csv, statement_pdf, statement_xlsx
 from forecasts.chargeback.models import RatePlan, Statement
+from forecasts.chargeback.months import is_provisional as month_is_provisional
 from forecasts.chargeback.services import (
     NO_STORAGE_NOTE,
     ChargebackError,
@@ -53,6 +55,7 @@ def index(request: HttpRequest) -> HttpResponse:
     month = _month_param(request, months[0])
     statements = sel.month_overview(request.user, month) if month else []
     context.update({"month": month, "statements": statements, "totals": sel.totals(statements),
+                    "provisional": bool(month) and month_is_provisional(month, timezone.now().date()),
                     "no_storage": bool(statements) and all(NO_STORAGE_NOTE in s.notes for s in statements)})
     return render(request, "chargeback/index.html", context)
 
@@ -153,9 +156,10 @@ def department_ytd_json(request: HttpRequest, code: str) -> JsonResponse:
 def department_ytd_csv(request: HttpRequest, code: str) -> HttpResponse:
     department = sel.department_get(request.user, code)
     year = _year(request, sel.years_of(request.user, department))
-    lines = ["month,version,core_hours,compute_usd,storage_usd,adjustments_usd,total_usd"]
+    lines = ["month,status,version,core_hours,compute_usd,storage_usd,adjustments_usd,total_usd"]
     for r in sel.department_year(request.user, department, year):
-        lines.append(f"{r['month']:%Y-%m},{r['statement'].version},{r['core_hours']:.4f},{r['compute_usd']},"
+        status = "provisional" if r["statement"].is_provisional else "final"
+        lines.append(f"{r['month']:%Y-%m},{status},{r['statement'].version},{r['core_hours']:.4f},{r['compute_usd']},"
                      f"{r['storage_usd']},{r['adjustments_usd']},{r['total_usd']}")
     response = HttpResponse("\n".join(lines) + "\n", content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="chargeback-{department.code}-{year}.csv"'

@@ -14,19 +14,22 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import include, path
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
 from forecasts.demand.external import ExternalSeriesError, external_series_create, forecast_rows
-from forecasts.demand.growth import ALL_FAMILIES
 from forecasts.demand.models import ExternalSeries, ForecastFit, SequencerPlan
+from forecasts.demand.panels import MAX_WEB_SERIES, PanelError, panel_run
 from forecasts.demand.plans import PlanError, plan_from_document, plan_save, plan_summary
 from forecasts.demand.series import (
+    FAMILY_CHOICES,
     METRICS,
     SeriesError,
     external_fit_create,
@@ -109,9 +112,12 @@ class FitIn(serializers.Serializer):
     department = serializers.CharField(required=False, allow_blank=True, help_text="department code")
     exclude_department = serializers.CharField(required=False, allow_blank=True)
     horizon_months = serializers.IntegerField(default=36, min_value=1, max_value=240)
-    family = serializers.ChoiceField(choices=ALL_FAMILIES, required=False, help_text="override the choice")
+    family = serializers.ChoiceField(choices=FAMILY_CHOICES, required=False,
+                                     help_text="pin one model instead of the combination")
     log = serializers.BooleanField(required=False, allow_null=True, default=None)
-    backtest_origins = serializers.IntegerField(default=12, min_value=0, max_value=60)
+    backtest_origins = serializers.IntegerField(default=16, min_value=0, max_value=60)
+    growth_rate = serializers.FloatField(required=False, allow_null=True, default=None, min_value=-99.9,
+                                         help_text="% per year: projects a history too short to forecast")
 
 
 class ForecastViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
@@ -132,7 +138,8 @@ class ForecastViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
                                    department=d.get("department") or None,
                                    exclude_department=d.get("exclude_department") or None)
             fit = forecast_fit_create(spec, horizon_months=d["horizon_months"], family=d.get("family"),
-                                      log=d.get("log"), backtest_origins=d["backtest_origins"], user=request.user)
+                                      log=d.get("log"), backtest_origins=d["backtest_origins"], user=request.user,
+                                      growth_rate=d.get("growth_rate"))
         except SeriesError as exc:
             raise serializers.ValidationError({"series": str(exc)}) from exc
         return Response(FitOut(fit).data, status=status.HTTP_201_CREATED)
@@ -167,7 +174,7 @@ class SeriesForecastIn(serializers.Serializer):
     horizon = serializers.IntegerField(default=5, min_value=1, max_value=240)
     log = serializers.BooleanField(required=False, allow_null=True, default=None)
     backtest = serializers.IntegerField(default=12, min_value=0, max_value=60)
-    family = serializers.ChoiceField(choices=ALL_FAMILIES, required=False)
+    family = serializers.ChoiceField(choices=FAMILY_CHOICES, required=False)
 
 
 class ExternalSeriesViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
@@ -210,9 +217,38 @@ class ExternalSeriesViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewS
         return Response({**fit.summary(), "forecast": forecast_rows(fit.result)}, status=status.HTTP_201_CREATED)
 
 
+class PanelIn(serializers.Serializer):
+    file = serializers.FileField(help_text="long CSV series_id,timestamp,value (gzip allowed)")
+    frequency = serializers.CharField(max_length=1, help_text="A (yearly), S, Q or M; checked by the panel reader")
+    horizon = serializers.IntegerField(default=6, min_value=1, max_value=240)
+    holdout = serializers.IntegerField(default=0, min_value=0, max_value=240,
+                                       help_text="score against each series' last H points")
+
+
+class PanelView(GenericAPIView):  # type: ignore[type-arg]
+    """Forecast a panel (or score it with ``holdout``): the summary with per-method scores and, per
+    future step of each series, median, p10, p90, p2_5, p97_5 (at most MAX_WEB_SERIES series)."""
+
+    permission_classes = [IsPlanner]
+    parser_classes = [MultiPartParser, FormParser]
+    serializer_class = PanelIn
+
+    @extend_schema(request=PanelIn, responses={200: OpenApiTypes.OBJECT})
+    def post(self, request: Request) -> Response:
+        inp = PanelIn(data=request.data)
+        inp.is_valid(raise_exception=True)
+        d = inp.validated_data
+        try:
+            run = panel_run(d["file"].read(), frequency=d["frequency"], horizon=d["horizon"], holdout=d["holdout"],
+                            name=d["file"].name, jobs=1, max_series=MAX_WEB_SERIES)
+        except PanelError as exc:
+            raise serializers.ValidationError({"file": str(exc)}) from exc
+        return Response({**run.summary, "steps": run.rows()})
+
+
 router = SimpleRouter()
 router.register("sequencer-plans", SequencerPlanViewSet, basename="sequencer-plan")
 router.register("forecasts", ForecastViewSet, basename="forecast")
 router.register("external-series", ExternalSeriesViewSet, basename="external-series")
 
-urlpatterns = [path("", include(router.urls))]
+urlpatterns = [path("", include(router.urls)), path("forecast-panels/", PanelView.as_view(), name="forecast-panels")]

@@ -15,6 +15,8 @@ ASSAY_COLOURS = ("#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf
 FAMILY_COLOURS = {
     "linear": "#7f7f7f", "exponential": "#bcbd22", "logistic": "#17becf", "gompertz": "#e377c2",
     "piecewise": "#8c564b", "damped": "#9467bd",
+    "ets": "#ff7f0e", "ets_damped": "#d62728", "theta": "#2ca02c", "dotm": "#98df8a", "arima": "#c5b0d5",
+    "rwd": "#c49c94",
 }
 
 
@@ -66,6 +68,11 @@ def fan_chart(result: dict[str, Any], *, units: str, title: str, convention: str
                  "name": "median forecast", "line": {"color": BLUE, "width": 2.5, "dash": "dash"}})
     data.append({"x": hx, "y": result["history"], "type": "scatter", "mode": "markers", "name": "observed",
                  "marker": {"color": "#222", "size": 5}})
+    partial = result.get("partial_period")
+    if partial:
+        data.append({"x": [partial["month"]], "y": [partial["value"]], "type": "scatter", "mode": "markers",
+                     "name": f"partial month (logs end {str(partial.get('logs_end') or '')[:10]}): not fitted",
+                     "marker": {"color": "#999", "size": 8, "symbol": "circle-open"}})
     if plan_stack:
         for i, (assay, ys) in enumerate(plan_stack["core_hours_ref"].items()):
             data.append({"x": plan_stack["months"], "y": ys, "type": "scatter", "mode": "lines",

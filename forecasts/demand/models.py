@@ -161,6 +161,12 @@ class ForecastFit(models.Model):
             "backtest": self.errors,
             "yearly": self.yearly,
             "options": self.options,
+            "members": [
+                {k: f.get(k) for k in ("family", "mase", "smape", "weight", "rank", "message")}
+                for f in self.result.get("fits", []) if "weight" in f and f["family"] != "combined"
+            ],
+            "partial_period": self.result.get("partial_period"),
+            "log_reason": self.result.get("log_reason"),
             "created_at": self.created_at.isoformat() if self.created_at else None,
             "seconds": round(self.seconds, 3),
         }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from dataclasses import fields
 from datetime import date
 from typing import Any
@@ -32,8 +33,49 @@ def _date(v: Any) -> date:
     return v if isinstance(v, date) else date.fromisoformat(str(v))
 
 
+# The keys each level of a plan accepts; an unknown key is named, not silently ignored (a typo
+# such as "runs_per_weak" would otherwise leave the default in place).
+KEYS = {
+    "plan": {"name", "start", "end", "interpolation", "reference_node", "node_types", "instruments", "assays",
+             "notes"},
+    "node type": {"clock_ghz", "arch_factor", "description"},
+    "instrument": {"model", "runs_per_week", "counts", "run_mix"},
+    "count": {"date", "count"},
+    "run mix": {"assay", "samples_per_run"},
+    "assay": {"kind", "coverage", "core_hours_per_sample", "node_type", "reanalysis_rate", "description", "stages"},
+    "stage": {"name", "gb_per_sample", "retention_months", "files_per_sample"},
+}
+
+
+def _check_keys(what: str, where: str, d: Any) -> None:
+    if not isinstance(d, dict):
+        raise ValueError(f"{where}: expected a mapping of {', '.join(sorted(KEYS[what]))}")
+    unknown = sorted(set(map(str, d)) - KEYS[what])
+    if unknown:
+        raise ValueError(f"{where}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} "
+                         f"(a {what} takes {', '.join(sorted(KEYS[what]))})")
+
+
+def _check_all_keys(d: dict[str, Any]) -> None:
+    _check_keys("plan", "plan", d)
+    for n, v in (d.get("node_types") or {}).items():
+        _check_keys("node type", f"node type {n}", v)
+    for k, i in enumerate(d.get("instruments") or [], start=1):
+        where = f"instrument {k} ({i.get('model', '?') if isinstance(i, dict) else '?'})"
+        _check_keys("instrument", where, i)
+        for c in i.get("counts") or []:
+            _check_keys("count", f"{where}, counts", c)
+        for r in i.get("run_mix") or []:
+            _check_keys("run mix", f"{where}, run_mix", r)
+    for n, a in (d.get("assays") or {}).items():
+        _check_keys("assay", f"assay {n}", a)
+        for s in a.get("stages") or []:
+            _check_keys("stage", f"assay {n}, stages", s)
+
+
 def plan_from_dict(d: dict[str, Any]) -> SequencingPlan:
     """Build a plan from the YAML schema in the module docstring (dates as ISO strings or dates)."""
+    _check_all_keys(d)
     node_types = {
         n: NodeType(n, float(v["clock_ghz"]), float(v.get("arch_factor", 1.0)), str(v.get("description", "")))
         for n, v in d["node_types"].items()
@@ -155,8 +197,16 @@ def counts_to_csv(plan: SequencingPlan) -> str:
 def counts_from_csv(text: str) -> dict[str, list[CountPoint]]:
     """Parse ``model,date,count`` rows into count points per model (to replace a plan's schedule)."""
     out: dict[str, list[CountPoint]] = {}
-    for row in csv.DictReader(io.StringIO(text)):
-        out.setdefault(row["model"], []).append(CountPoint(_date(row["date"]), float(row["count"])))
+    reader = csv.DictReader(io.StringIO(text))
+    for row in reader:
+        line = reader.line_num
+        try:
+            when, count = _date(row["date"]), float(row["count"])
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"line {line}: {exc}") from exc
+        if not math.isfinite(count) or count < 0:
+            raise ValueError(f"line {line}: count {row['count']!r} for {row['model']} must be a number >= 0")
+        out.setdefault(row["model"], []).append(CountPoint(when, count))
     return out
 
 

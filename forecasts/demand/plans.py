@@ -218,6 +218,8 @@ def combined_projection(
             "trend_core_hours_ref": {k: t[k] * factor for k in ("median", "p10", "p90")} if t else None,
             "plan_stored_pb": plan_pb,
             "trend_stored_pb": {k: s[k] for k in ("median", "p10", "p90")} if s else None,
+            # a trend year with fewer than 12 months (observed + forecast) is not a year's total
+            "partial": bool((t and not t.get("complete", True)) or (py is not None and py.months < 12)),
         }
         row["core_hours_ref"] = {k: plan_ch + (row["trend_core_hours_ref"][k] if t else 0.0)
                                  for k in ("median", "p10", "p90")}

@@ -57,6 +57,7 @@ figures (one row per year, nested dicts flattened as ``field:key`` columns).
 from __future__ import annotations
 
 import calendar
+import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import date
@@ -167,10 +168,24 @@ class SequencingPlan:
                 raise ValueError(f"assay {a.name}: unknown node type {a.node_type!r}")
             if a.core_hours_per_sample < 0 or a.reanalysis_rate < 0:
                 raise ValueError(f"assay {a.name}: negative core-hours or re-analysis rate")
+            for s in a.stages:
+                if not s.gb_per_sample >= 0 or not s.files_per_sample >= 0 or (s.retention_months or 0) < 0:
+                    raise ValueError(f"assay {a.name}, stage {s.name}: sizes, files and retention must be >= 0")
+        for n in self.node_types.values():
+            if not n.clock_ghz > 0 or not n.arch_factor > 0:
+                raise ValueError(f"node type {n.name}: clock_ghz and arch_factor must be > 0")
         for ins in self.instruments:
+            if not math.isfinite(ins.runs_per_week) or ins.runs_per_week < 0:
+                raise ValueError(f"instrument {ins.model}: runs_per_week must be a number >= 0, "
+                                 f"not {ins.runs_per_week}")
+            for c in ins.counts:  # a negative count would make negative core-hours
+                if not math.isfinite(c.count) or c.count < 0:
+                    raise ValueError(f"instrument {ins.model}: count on {c.date} must be a number >= 0, not {c.count}")
             for share in ins.run_mix:
                 if share.assay not in self.assays:
                     raise ValueError(f"instrument {ins.model}: unknown assay {share.assay!r}")
+                if not math.isfinite(share.samples_per_run) or share.samples_per_run < 0:
+                    raise ValueError(f"instrument {ins.model}: samples_per_run of {share.assay} must be >= 0")
 
 
 @dataclass

@@ -20,10 +20,14 @@ from typing import Any
 
 import numpy as np
 from django.apps import apps
-from django.db.models import Count, Sum
+from django.db.models import Count, Max, Sum
 
-from forecasts.accounting.models import Cluster, Department, UsageMonthly
-from forecasts.demand.growth import add_months, forecast_series
+from forecasts.accounting.models import Cluster, Department, IngestRun, UsageMonthly
+from forecasts.demand.engine import STAT_MEMBERS, ShortHistoryError
+from forecasts.demand.engine import forecast as engine_forecast
+from forecasts.demand.engine.curves import curve_members
+from forecasts.demand.engine.legacy import growth_rate_result, legacy_result
+from forecasts.demand.growth import ALL_FAMILIES, add_months, fit_series
 from forecasts.demand.models import ExternalSeries, ForecastFit
 from forecasts.units import BYTES_PER_TB, TB_PER_PB
 
@@ -37,7 +41,11 @@ UNITS = {
 AGGREGATE = {"core_hours": "sum", "jobs": "sum", "active_users": "mean", "storage_pb": "last"}
 NO_STORAGE = "no storage scans loaded: load one with python manage.py ingest_storage_scan"
 DEFAULT_HORIZON = 36
-DEFAULT_ORIGINS = 12
+DEFAULT_ORIGINS = 16
+SEASON_LENGTH = {"M": 12, "Q": 4, "S": 2, "A": 1, "W": 1}
+PERIOD_UNITS = {"M": "months", "Q": "quarters", "S": "half-years", "A": "years", "W": "weeks"}
+N_PATHS = 1000
+FAMILY_CHOICES = (*STAT_MEMBERS, *ALL_FAMILIES)  # engine members, then growth curves (pinned by name)
 
 
 class SeriesError(ValueError):
@@ -68,6 +76,9 @@ class MonthlySeries:
     start: date
     values: list[float]  # NaN = gap
     units: str
+    partial_month: date | None = None  # a last month the logs end inside: left out of values
+    partial_value: float | None = None
+    logs_end: Any = None
 
     @property
     def through(self) -> date:
@@ -182,7 +193,37 @@ def monthly_series(spec: SeriesSpec, *, through: date | None = None) -> MonthlyS
         raise SeriesError(f"no usage for {spec.label}: load accounting logs with "
                           "python manage.py ingest_accounting --format FORMAT --cluster NAME PATH")
     series.units = UNITS[spec.metric]
+    if spec.metric != "storage_pb":
+        _drop_partial_month(series, spec.cluster)
     return series
+
+
+def logs_partial_month(cluster: Cluster | None = None) -> tuple[date, Any] | None:
+    """The month the accounting logs end inside (e.g. exported on the 6th), with the logs' end,
+    or None when the latest completed load reaches its month's last day."""
+    runs = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED)
+    if cluster is not None:
+        runs = runs.filter(cluster=cluster)
+    latest_end = runs.aggregate(m=Max("last_end"))["m"]
+    if latest_end is None:
+        return None
+    month = latest_end.date().replace(day=1)
+    if (add_months(month, 1) - latest_end.date()).days <= 1:
+        return None
+    return month, latest_end
+
+
+def _drop_partial_month(series: MonthlySeries, cluster: Cluster | None) -> None:
+    """Whole months only: a last month the logs end inside is kept apart (``partial_month``)."""
+    partial = logs_partial_month(cluster)
+    if partial is None or not series.values or series.through != partial[0]:
+        return
+    series.partial_month, series.logs_end = partial
+    series.partial_value = series.values[-1]
+    series.values = series.values[:-1]
+    if not series.values:
+        raise SeriesError(f"the only month with usage ({partial[0]:%Y-%m}) is partial (logs end "
+                          f"{partial[1]:%Y-%m-%d}); forecasts need whole months")
 
 
 def usage_series_options() -> dict[str, list[Any]]:
@@ -221,6 +262,7 @@ def _fit_record(
         },
         yearly=[
             {k: y[k] for k in ("year", "median", "p10", "p90", "periods_observed", "periods_forecast", "complete")}
+            | {"partial": not y["complete"]}
             for y in forecast["yearly"]
         ],
         result=forecast,
@@ -231,33 +273,72 @@ def _fit_record(
 
 def run_forecast(values: list[float], *, start: date, frequency: str, horizon: int, aggregate: str,
                  family: str | None = None, log: bool | None = None, backtest_origins: int = DEFAULT_ORIGINS,
-                 seed: int = 0, capacity: float | None = None) -> tuple[dict[str, Any], float]:
-    """Call the pure core; returns (Forecast.to_dict(), seconds)."""
+                 seed: int = 0, capacity: float | None = None,
+                 growth_rate: float | None = None) -> tuple[dict[str, Any], float]:
+    """Forecast with the engine (``forecasts.demand.engine``): the combination of the members (or
+    the pinned ``family``, an engine member or a growth curve), calibrated intervals, yearly
+    figures path by path; returns (stored-fit result dict, seconds).  Below the minimum history
+    the message says how many periods exist and are needed; with ``growth_rate`` (% per year)
+    a short history gets an entered-rate projection instead."""
     t0 = time.perf_counter()
+    if family and family not in FAMILY_CHOICES:
+        raise SeriesError(f"unknown model {family!r}; choose from {', '.join(FAMILY_CHOICES)}")
     try:
-        fc = forecast_series(
-            values, start=start, horizon=horizon, frequency=frequency, backtest_origins=backtest_origins,
-            family=family or None, log=log, aggregate=aggregate, seed=seed, capacity=capacity,
+        fc = engine_forecast(
+            values, horizon, season_length=SEASON_LENGTH.get(frequency, 1), pin=family or None, log=log,
+            max_origins=backtest_origins, n_paths=N_PATHS, seed=seed, unit=PERIOD_UNITS.get(frequency, "periods"),
+            extra_members=curve_members(capacity, family),
         )
+        result = legacy_result(fc, history=list(values), start=start, frequency=frequency, aggregate=aggregate,
+                               seed=seed)
+        if family in ALL_FAMILIES:
+            _curve_parameters(result, values, family, capacity)
+    except ShortHistoryError as exc:
+        if growth_rate is None:
+            raise SeriesError(str(exc)) from exc
+        try:
+            result = growth_rate_result(values, start=start, frequency=frequency, horizon=horizon,
+                                        aggregate=aggregate, growth_pct_per_year=growth_rate, seed=seed)
+        except ValueError as exc2:
+            raise SeriesError(str(exc2)) from exc2
     except ValueError as exc:
         raise SeriesError(str(exc)) from exc
-    return fc.to_dict(), time.perf_counter() - t0
+    return result, time.perf_counter() - t0
+
+
+def _curve_parameters(result: dict[str, Any], values: list[float], family: str, capacity: float | None) -> None:
+    """A pinned growth curve keeps reporting its fitted parameters (slope, K, ...) as before."""
+    y = np.asarray(values, dtype=float)
+    try:
+        fits = fit_series(np.arange(y.size, dtype=float), y, families=[family], capacity=capacity)
+    except ValueError:
+        return
+    entry = next((f for f in result["fits"] if f["family"] == family), None)
+    if fits and entry is not None:
+        entry["params"] = {**fits[0].params, "weight": 1.0}
+        entry["log"] = fits[0].log
 
 
 def forecast_fit_create(
     spec: SeriesSpec, *, horizon_months: int = DEFAULT_HORIZON, through: date | None = None,
     family: str | None = None, log: bool | None = None, backtest_origins: int = DEFAULT_ORIGINS,
-    seed: int = 0, user: Any = None, background_job: Any = None,
+    seed: int = 0, user: Any = None, background_job: Any = None, growth_rate: float | None = None,
 ) -> ForecastFit:
-    """Build the usage series, forecast it and store the fit with its inputs."""
+    """Build the usage series, forecast it and store the fit with its inputs (``growth_rate``:
+    % per year projected from the last whole month when the history is too short)."""
     series = monthly_series(spec, through=through)
     options = {"horizon": horizon_months, "log": log, "family_override": family,
                "backtest_origins": backtest_origins, "seed": seed, "through_requested":
-               through.isoformat() if through else None}
+               through.isoformat() if through else None, "growth_rate": growth_rate}
     result, seconds = run_forecast(
         series.values, start=series.start, frequency="M", horizon=horizon_months,
         aggregate=AGGREGATE[spec.metric], family=family, log=log, backtest_origins=backtest_origins, seed=seed,
+        growth_rate=growth_rate,
     )
+    if series.partial_month is not None:
+        result["partial_period"] = {"month": series.partial_month.isoformat(), "value": series.partial_value,
+                                    "logs_end": series.logs_end.isoformat() if series.logs_end else None,
+                                    "note": "the logs end inside this month: left out of the fit and the chart"}
     return _fit_record(
         result, start=series.start, values=series.values, frequency="M", units=series.units, options=options,
         seconds=seconds, metric=spec.metric, cluster=spec.cluster, department=spec.department,
@@ -311,23 +392,25 @@ def refit_fit(fit: ForecastFit, *, family: str | None = None, user: Any = None) 
         spec, horizon_months=opts.get("horizon", DEFAULT_HORIZON),
         through=date.fromisoformat(through) if through else None, family=family, log=opts.get("log"),
         backtest_origins=opts.get("backtest_origins", DEFAULT_ORIGINS), seed=opts.get("seed", 0), user=user,
+        growth_rate=opts.get("growth_rate"),
     )
 
 
 def year_ago_backtest(fit: ForecastFit, months: int | None = None) -> dict[str, Any] | None:
-    """'What we would have predicted a year ago, and what happened': the chosen family refitted on
-    the history without its last 12 periods (4 quarters, 2 halves, 3 years), forecast over them."""
+    """'What we would have predicted a year ago, and what happened': the same method (the
+    combination, or the pinned model) on the history without its last 12 periods (4 quarters,
+    2 halves, 3 years), forecast over them with its calibrated intervals."""
     per_year = {"M": 12, "Q": 4, "S": 2, "A": 3}.get(fit.frequency, 12)
     hold = months or per_year
     values = [np.nan if v is None else float(v) for v in fit.values]
     if sum(np.isfinite(values[:-hold])) < 6:
         return None
+    pin = fit.family if fit.family in FAMILY_CHOICES else None
     try:
-        fc = forecast_series(
-            values[:-hold], start=fit.start, horizon=hold, frequency=fit.frequency, backtest_origins=0,
-            family=fit.family, log=fit.result.get("log"), n_boot=300, seed=fit.options.get("seed", 0),
-        ).to_dict()
-    except ValueError:
+        fc, _ = run_forecast(values[:-hold], start=fit.start, frequency=fit.frequency, horizon=hold,
+                             aggregate=fit.result.get("aggregate", "sum"), family=pin, log=fit.result.get("log"),
+                             seed=fit.options.get("seed", 0))
+    except SeriesError:
         return None
     actual = values[-hold:]
     steps = fc["steps"]

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from forecasts.demand import views as v
+from forecasts.demand import views_panels as vp
 from forecasts.demand import views_plans as p
 
 urlpatterns = [
@@ -12,6 +13,7 @@ urlpatterns = [
     path("fits/<int:pk>/yearly.csv", v.fit_yearly_csv, name="forecast-fit-yearly-csv"),
     path("fits/<int:pk>/forecast.csv", v.fit_forecast_csv, name="forecast-fit-csv"),
     path("combined/", v.combined, name="forecast-combined"),
+    path("panel/", vp.panel, name="forecast-panel"),
     path("series/", v.series_list, name="forecast-series-list"),
     path("series/<int:pk>/", v.series_detail, name="forecast-series"),
     path("plans/", p.plan_list, name="forecast-plans"),

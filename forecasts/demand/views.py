@@ -16,10 +16,10 @@ from django.views.decorators.http import require_POST
 
 from forecasts.demand import charts
 from forecasts.demand.external import ExternalSeriesError, external_series_create, forecast_csv
-from forecasts.demand.growth import ALL_FAMILIES
 from forecasts.demand.models import ExternalSeries, ForecastFit, SequencerPlan
 from forecasts.demand.plans import combined_projection, plan_monthly_by_assay, plan_of
 from forecasts.demand.series import (
+    FAMILY_CHOICES,
     METRICS,
     SeriesError,
     SeriesSpec,
@@ -49,13 +49,18 @@ def overview(request: HttpRequest) -> HttpResponse:
     """Series picker, recent fits, refit-all, links to plans and external series."""
     options = usage_series_options()
     error = None
+    growth_rate = None
     if request.method == "POST":
+        try:
+            growth_rate = float(request.POST["growth_rate"]) if request.POST.get("growth_rate") else None
+        except ValueError:
+            growth_rate = None
         try:
             spec = spec_from_names(metric=request.POST.get("metric", "core_hours"),
                                    cluster=request.POST.get("cluster") or None,
                                    department=request.POST.get("department") or None)
             fit = forecast_fit_create(spec, horizon_months=_int(request.POST.get("horizon"), 36, 1, 120),
-                                      user=request.user)
+                                      user=request.user, growth_rate=growth_rate)
         except SeriesError as exc:
             error = str(exc)
         else:
@@ -64,7 +69,8 @@ def overview(request: HttpRequest) -> HttpResponse:
         "cluster", "department", "exclude_department")[:30]
     refit_job = BackgroundJob.objects.filter(kind="forecast_refit_all").first()
     return render(request, "forecasts/overview.html", {
-        "options": options, "metrics": METRICS, "fits": fits, "error": error,
+        "options": options, "metrics": METRICS, "fits": fits, "error": error, "growth_rate": growth_rate,
+        "short_history": bool(error and "are needed" in error),
         "plans": SequencerPlan.objects.order_by("name", "-version").distinct("name")[:20],
         "series": ExternalSeries.objects.all()[:20],
         "refit_job": refit_job,
@@ -104,7 +110,7 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
     fit = get_object_or_404(ForecastFit.objects.select_related("cluster", "department", "external_series"), pk=pk)
     if request.method == "POST":
         family = request.POST.get("family") or None
-        if family and family not in ALL_FAMILIES:
+        if family and family not in FAMILY_CHOICES:
             raise Http404
         try:
             new = refit_fit(fit, family=family, user=request.user)
@@ -133,7 +139,7 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
         bt_fig = charts.backtest_chart(bt, history=charts.history_window(result, window), units=fit.units,
                                        title="What we would have predicted a year ago, and what happened")
     return render(request, "forecasts/fit.html", {
-        "fit": fit, "result": result, "fan": fan, "bt": bt, "bt_fig": bt_fig, "families": ALL_FAMILIES,
+        "fit": fit, "result": result, "fan": fan, "bt": bt, "bt_fig": bt_fig, "families": FAMILY_CHOICES,
         "plan_row": plan_row, "plans": SequencerPlan.objects.all()[:30],
         "chosen": next(f for f in result["fits"] if f["family"] == fit.family),
         "versions": ForecastFit.objects.filter(
@@ -171,15 +177,17 @@ def fit_forecast_csv(request: HttpRequest, pk: int) -> HttpResponse:
 def combined(request: HttpRequest) -> HttpResponse:
     """Per year: genomics from a sequencer plan + everything else from a usage trend."""
     plans = SequencerPlan.objects.all()
-    core_fits = ForecastFit.objects.filter(metric="core_hours").select_related(
-        "cluster", "department", "exclude_department")[:50]
-    storage_fits = ForecastFit.objects.filter(metric="storage_pb")[:20]
+    core_all = ForecastFit.objects.filter(metric="core_hours").select_related(
+        "cluster", "department", "exclude_department")
+    storage_all = ForecastFit.objects.filter(metric="storage_pb")
+    core_fits, storage_fits = core_all[:50], storage_all[:20]
     g = request.GET
     plan_row = plans.filter(pk=_int(g.get("plan"), 0, 0, 10**9)).first() if g.get("plan") else plans.first()
-    core_fit = core_fits.filter(pk=_int(g.get("fit"), 0, 0, 10**9)).first() if g.get("fit") else (
+    # filter the unsliced querysets: a sliced one cannot be filtered (a ?fit= used to answer 500)
+    core_fit = core_all.filter(pk=_int(g.get("fit"), 0, 0, 10**9)).first() if g.get("fit") else (
         ForecastFit.objects.filter(metric="core_hours").exclude(exclude_department=None).first()
         or ForecastFit.objects.filter(metric="core_hours").first())
-    storage_fit = storage_fits.filter(pk=_int(g.get("storage_fit"), 0, 0, 10**9)).first() if g.get(
+    storage_fit = storage_all.filter(pk=_int(g.get("storage_fit"), 0, 0, 10**9)).first() if g.get(
         "storage_fit") else None
     mode = g.get("mode", "both") if g.get("mode") in ("both", "trend", "plan") else "both"
     try:
@@ -243,7 +251,7 @@ def series_detail(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, f"Refitted: {fit.family} chosen.")
         return redirect("forecast-series", pk=series.pk)
     fit = series.fits.order_by("-created_at").first()
-    ctx: dict[str, Any] = {"series": series, "fit": fit, "families": ALL_FAMILIES}
+    ctx: dict[str, Any] = {"series": series, "fit": fit, "families": FAMILY_CHOICES}
     if fit:
         result = fit.result
         ctx["result"] = result

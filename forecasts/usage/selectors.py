@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from django.db.models import Count, Sum
+from django.db.models import Count, Max, Min, Sum
 
 from forecasts.accounting.models import UsageMonthly
+from forecasts.usage.cache import rollup_cached
 from planner.roles import scope_by_department
 
 
@@ -34,6 +35,7 @@ def usage_filtered(*, user: Any = None, cluster: str | None = None, queue: str |
     return rows
 
 
+@rollup_cached
 def usage_monthly_by_department(**filters: Any) -> list[dict[str, Any]]:
     """Monthly core-hours, jobs and active users per department over the filtered history."""
     rows = (
@@ -43,3 +45,22 @@ def usage_monthly_by_department(**filters: Any) -> list[dict[str, Any]]:
         .order_by("month", "department__name")
     )
     return list(rows)
+
+
+@rollup_cached
+def usage_kpis(**filters: Any) -> dict[str, Any]:
+    """Jobs, core-hours, users, departments and the first and last month of the filtered usage."""
+    agg = usage_filtered(**filters).aggregate(
+        jobs=Sum("jobs"), core_hours=Sum("core_hours"), users=Count("identity__user", distinct=True),
+        departments=Count("department", distinct=True), first=Min("month"), last=Max("month"),
+    )
+    return {k: (v or 0) if k not in ("first", "last") else v for k, v in agg.items()}
+
+
+@rollup_cached
+def usage_choices(*, user: Any) -> dict[str, Any]:
+    """What the usage filters offer the user: whether any usage is visible, its queues and cluster ids."""
+    visible = usage_filtered(user=user)
+    queues = sorted(q for q in visible.values_list("queue", flat=True).distinct() if q)
+    return {"any": visible.exists(), "queues": queues,
+            "cluster_ids": sorted(visible.values_list("cluster_id", flat=True).distinct())}

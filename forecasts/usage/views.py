@@ -17,24 +17,30 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import Count, Max, Min, Sum
+from django.db.models import Max, Min, Sum
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from forecasts.accounting.models import Cluster, Department, Identity, IdentityMapping, Project, UsageMonthly
 from forecasts.accounting.org import mappings_import_csv, usage_reattribute
+from forecasts.usage import selectors
 from forecasts.usage.charts import usage_area_figure
-from forecasts.usage.selectors import usage_filtered, usage_monthly_by_department
-from planner.roles import ADMIN, role_of, sees_everything, visible_department_ids
+from forecasts.usage.selectors import usage_monthly_by_department
+from planner.roles import ADMIN, PLANNER, role_of, sees_everything, visible_department_ids
 from planner.web.areas import AREAS_BY_SLUG
 
 
-def admin_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def can_map(user: Any) -> bool:
+    """Admins and planners create and edit identity mappings (admins alone manage users)."""
+    return role_of(user) in (ADMIN, PLANNER)
+
+
+def mapping_editor_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if role_of(request.user) != ADMIN:
-            raise PermissionDenied("Identity mappings are managed by administrators.")
+        if not can_map(request.user):
+            raise PermissionDenied("Identity mappings are managed by planners and administrators.")
         return view(request, *args, **kwargs)
 
     return wrapped
@@ -73,19 +79,15 @@ def _query_string(request: HttpRequest) -> str:
 
 
 def usage_kpis(filters: dict[str, Any]) -> dict[str, Any]:
-    agg = usage_filtered(**filters).aggregate(
-        jobs=Sum("jobs"), core_hours=Sum("core_hours"), users=Count("identity__user", distinct=True),
-        departments=Count("department", distinct=True), first=Min("month"), last=Max("month"),
-    )
-    return {k: (v or 0) if k not in ("first", "last") else v for k, v in agg.items()}
+    return selectors.usage_kpis(**filters)  # cached until the rollups change (forecasts/usage/cache.py)
 
 
 # --- Pages -----------------------------------------------------------------------------------
 
 def usage(request: HttpRequest) -> HttpResponse:
     """Monthly core-hours by department; the area's empty state until usage is loaded."""
-    visible = usage_filtered(user=request.user)
-    if not visible.exists():
+    choices = selectors.usage_choices(user=request.user)
+    if not choices["any"]:
         return render(request, "usage/usage_empty.html", {
             "area": AREAS_BY_SLUG["usage"], "planner": sees_everything(request.user),
             "anything_loaded": UsageMonthly.objects.exists(),
@@ -95,8 +97,8 @@ def usage(request: HttpRequest) -> HttpResponse:
     figure = usage_area_figure(rows)
     ids = visible_department_ids(request.user)
     departments = Department.objects.all() if ids is None else Department.objects.filter(id__in=ids)
-    queues = sorted(q for q in visible.values_list("queue", flat=True).distinct() if q)
-    clusters = Cluster.objects.filter(id__in=visible.values("cluster_id").distinct())
+    queues = choices["queues"]
+    clusters = Cluster.objects.filter(id__in=choices["cluster_ids"])
     by_department: dict[str, dict[str, Any]] = {}
     for r in rows:
         d = by_department.setdefault(r["department__code"], {
@@ -112,6 +114,7 @@ def usage(request: HttpRequest) -> HttpResponse:
         "clusters": clusters, "queues": queues, "departments": departments,
         "start_value": request.GET.get("start", ""), "end_value": request.GET.get("end", ""),
         "planner": sees_everything(request.user), "is_admin": role_of(request.user) == ADMIN,
+        "can_map": can_map(request.user),
     })
 
 
@@ -140,7 +143,7 @@ class MappingUploadForm(forms.Form):
                            help_text="Columns: kind,name,department,project,valid_from,valid_to")
 
 
-@admin_required
+@mapping_editor_required
 def mappings(request: HttpRequest) -> HttpResponse:
     result = None
     form = MappingUploadForm()
@@ -195,7 +198,7 @@ class MapIdentityForm(forms.Form):
         return data
 
 
-@admin_required
+@mapping_editor_required
 def unassigned(request: HttpRequest) -> HttpResponse:
     return render(request, "usage/unassigned.html", _unassigned_context(request))
 
@@ -213,7 +216,7 @@ def _unassigned_context(request: HttpRequest, form: MapIdentityForm | None = Non
 
 
 @require_POST
-@admin_required
+@mapping_editor_required
 def unassigned_map(request: HttpRequest) -> HttpResponse:
     """Map one identity by its user, group or account; its usage moves at once."""
     form = MapIdentityForm(request.POST)

@@ -22,8 +22,10 @@ from forecasts.storage.synth import scan_lines
 from forecasts.workload.services import clusters_needing_rebuild, rebuild_cluster, stale_months
 
 FILESYSTEM = "nexus-gpfs"
-SCAN_DATES = [date(2024, 11, 1), date(2025, 2, 1), date(2025, 5, 1), date(2025, 8, 1), date(2025, 11, 1),
-              date(2026, 2, 1), date(2026, 5, 1), date(2026, 8, 1)]
+# quarterly scans over the demo's last two years of usage (accounting/demo.py: 2014-2019); the
+# months between scans are billed from the last scan (forecasts/chargeback/months.py)
+SCAN_DATES = [date(2018, 1, 1), date(2018, 4, 1), date(2018, 7, 1), date(2018, 10, 1), date(2019, 1, 1),
+              date(2019, 4, 1), date(2019, 7, 1), date(2019, 10, 1)]
 FIRST_FILES, GROWTH_PER_QUARTER = 60_000, 0.12
 
 

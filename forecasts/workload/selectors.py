@@ -18,6 +18,7 @@ from typing import Any
 from django.db import connection
 
 from forecasts.accounting.models import Cluster, ClusterCapacity, Department
+from forecasts.usage.cache import rollup_cached
 from forecasts.workload.core import (
     CORE_BUCKETS,
     DAY_BUCKET,
@@ -166,6 +167,7 @@ def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None else round(float(x), nd)
 
 
+@rollup_cached
 def workload_report(*, user: Any = None, cluster: str | None = None, start: date | None = None,
                     end: date | None = None, department: str | None = None, project: str | None = None,
                     queue: str | None = None) -> dict[str, Any]:

@@ -4,8 +4,8 @@
 (forecasts.accounting.load.batch_rollup_register, wired in forecasts.apps) and spliced after its
 ``ins`` CTE: the jobs a batch inserted are bucketed, attributed (ingest's own
 ATTRIBUTION_LATERAL) and upserted into the rollup in the same statement, hence the same
-transaction, as the jobs themselves.  PostgreSQL runs a data-modifying CTE to completion even when the outer query does not read it, so the batch's
-final SELECT is unchanged.
+transaction, as the jobs themselves.  PostgreSQL runs a data-modifying CTE to completion even
+when the outer query does not read it, so the batch's final SELECT is unchanged.
 
 ``rebuild_cluster`` recomputes a cluster's rows from its jobs (data loaded before the table
 existed), in one transaction; ``stale_months`` finds months whose per-department totals no

@@ -9,10 +9,13 @@ Conventions (documented in docs/scenario-format.md):
   the paper's strict linear clock comparison, so they compare with demand on the reference core.
 - Online storage = usable TB of every non-archive system; plannable TB = usable x fullness limit
   (default 0.80: GPFS degrades above 80 % full).
-- Genomes/day capacity: for each non-archive storage system present, sum over node types of
-  nodes x 24 x cores x utilisation x genomics share / wall core-hours per genome on that storage,
-  capped by the storage's genomes/day ceiling; the best storage is the pipeline tier (a flash tier
-  takes all new files by placement policy, as on Minerva).
+- Genomes/day capacity (issue 16): from the calibrated performance model when the pipeline has one
+  (planner.designs.genomes: node rates per storage utilisation level, the tier's operations, working
+  sets on its fast tier, the turnaround limit; docs/performance-model.md). Otherwise, as before: for
+  each non-archive storage system present, sum over node types of nodes x 24 x cores x utilisation x
+  genomics share / wall core-hours per genome on that storage, capped by the storage's genomes/day
+  ceiling; the best storage is the pipeline tier.
+- genomics_share < 1 splits the cores: genomes/day gets that share, the core_hours check the rest.
 - Metadata capacity (files) = metadata IOPS x scan window (s) / metadata ops per file: a full
   policy scan (ILM) must finish inside the window.
 - Capex counts purchases in the year bought; existing inventory is sunk. Opex = power x 8,760 h x
@@ -30,10 +33,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from forecasts.units import DAYS_PER_YEAR, HOURS_PER_DAY, HOURS_PER_YEAR, SECONDS_PER_HOUR
+from planner.designs.genomes import model_genomes
 from planner.hardware.catalog import Catalog
 from planner.hardware.costmodel import CostModel
+from planner.hardware.design_model import DEFAULT_RHO_MAX, PipelineModel
 
 DEFAULT_PIPELINE = "GATK 3.1.1 WGS"
+# constraint check -> the demand field it needs (a design may turn a check off: Design.checks_off)
+CHECK_FIELD = {"core_hours": "core_hours", "genomes_per_day": "genomes_per_day", "storage_tb": "storage_tb",
+               "flash_tb": "ingest_tb_per_day", "metadata_files": "files"}
 
 
 @dataclass(slots=True)
@@ -127,6 +135,9 @@ class Design:
     metadata_scan_hours: float = 24.0
     metadata_ops_per_file: float = 1.0
     prices: PriceIndex = field(default_factory=PriceIndex)  # empty: catalog prices every year
+    turnaround_hours: float | None = None  # sample in to VCF out limit (e.g. clinical 24 h); None: off
+    storage_utilisation_max: float = DEFAULT_RHO_MAX  # busiest the pipeline tier may run (levels up to it)
+    checks_off: frozenset[str] = frozenset()  # demand checks the design turns off
 
     @property
     def years(self) -> list[int]:
@@ -192,6 +203,15 @@ class YearEvaluation:
     cost_per_core_hour_usd: float
     cost_per_genome_usd: float
     checks: list[ConstraintCheck] = field(default_factory=list)
+    # performance model at the operating point (planner.designs.genomes); zeros for the typed-in cost model
+    genomes_limit: str = ""
+    storage_utilisation: float = 0.0
+    storage_bound_fraction: float = 0.0
+    turnaround_hours: float = 0.0
+    cpu_hours_per_genome: float = 0.0
+    genomes_in_flight: float = 0.0
+    working_set_tb: float = 0.0
+    genomes_by_node: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -302,8 +322,25 @@ def genomes_capacity(
     return best
 
 
-def evaluate_design(design: Design, catalog: Catalog, model: CostModel | None = None) -> DesignEvaluation:
+def core_hours_share(design: Design) -> float:
+    """Share of the cores the core_hours demand is checked on: with genomics_share < 1 the cores are
+    split (the genomes/day capacity gets genomics_share, core-hours the rest); at 1 both see all cores."""
+    return 1.0 - design.genomics_share if design.genomics_share < 1.0 else 1.0
+
+
+def pipeline_model(design: Design, catalog: Catalog) -> PipelineModel | None:
+    """The calibrated performance model of the design's pipeline, or None (the typed-in cost model)."""
+    if not PipelineModel.supports(catalog, design.pipeline):
+        return None
+    return PipelineModel(catalog, design.pipeline)
+
+
+def evaluate_design(design: Design, catalog: Catalog, model: CostModel | None = None,
+                    perf: PipelineModel | None | bool = True) -> DesignEvaluation:
+    """``perf``: the performance model to use (True: the calibrated one when the pipeline has one;
+    False/None: the typed-in cost model)."""
     model = model or CostModel(catalog)
+    pm = pipeline_model(design, catalog) if perf is True else (perf or None)
     assets = resolve_assets(design, catalog)
     c = design.costs
     hours = schedulable_hours_per_year(c.maintenance_days_per_year)
@@ -351,25 +388,40 @@ def evaluate_design(design: Design, catalog: Catalog, model: CostModel | None = 
             gbps += st.throughput_gbps * units
             if st.kind == "flash":
                 flash_tb += st.usable_tb * units
-        gpd, pipe_st, wall = genomes_capacity(design, catalog, model, node_counts, storage_units)
-        if pipe_st:
+        extra: dict[str, Any] = {}
+        if pm is not None:
+            gr = model_genomes(pm, catalog, node_counts, storage_units, d.genomes_per_day,
+                               core_share=design.utilisation_target * design.genomics_share,
+                               rho_max=design.storage_utilisation_max,
+                               reserved_tb=design.flash_days * d.ingest_tb_per_day,
+                               turnaround_limit_hours=design.turnaround_hours)
+            gpd, pipe_st, wall = gr.genomes_per_day, gr.tier, gr.wall_core_hours
+            extra = dict(genomes_limit=gr.limit, storage_utilisation=gr.storage_utilisation,
+                         storage_bound_fraction=gr.storage_bound_fraction, turnaround_hours=gr.turnaround_hours,
+                         cpu_hours_per_genome=gr.cpu_hours, genomes_in_flight=gr.in_flight,
+                         working_set_tb=gr.working_set_tb, genomes_by_node=gr.by_node)
+            for key, rule in gr.rules.items():
+                derivations.setdefault(key, rule)
+        else:
+            gpd, pipe_st, wall = genomes_capacity(design, catalog, model, node_counts, storage_units)
+        if pipe_st and pm is None:
             for n_name in node_counts:
                 key = f"{n_name}/{pipe_st}"
                 if key not in derivations:
                     derivations[key] = model.wall_core_hours_per_sample(design.pipeline, n_name, pipe_st).rule
         ch_avail = cores * hours
         ch_target = ch_avail * design.utilisation_target
-        norm_target = norm_cores * hours * design.utilisation_target
+        norm_target = norm_cores * hours * design.utilisation_target * core_hours_share(design)
         opex = power + support
         files_cap = iops * design.metadata_scan_hours * SECONDS_PER_HOUR / design.metadata_ops_per_file
         flash_days = flash_tb / d.ingest_tb_per_day if d.ingest_tb_per_day > 0 else math.inf
-        checks = [
+        checks = [c for c in (
             _check("core_hours", t, d.core_hours, norm_target, "core-hours"),
             _check("genomes_per_day", t, d.genomes_per_day, gpd, "genomes/day"),
             _check("storage_tb", t, d.storage_tb, plannable_tb, "TB"),
             _check("flash_tb", t, design.flash_days * d.ingest_tb_per_day, flash_tb, "TB"),
             _check("metadata_files", t, d.files, files_cap, "files"),
-        ]
+        ) if CHECK_FIELD[c.name] not in design.checks_off]
         if d.bandwidth_gbps > 0:
             checks.append(_check("bandwidth_gbps", t, d.bandwidth_gbps, gbps, "GB/s"))
         if t in design.budgets_usd:
@@ -389,7 +441,7 @@ def evaluate_design(design: Design, catalog: Catalog, model: CostModel | None = 
             tco_usd=capex + opex, annualised_cost_usd=annualised + opex,
             cost_per_core_hour_usd=(annualised + opex) / ch_target if ch_target else math.inf,
             cost_per_genome_usd=(annualised + opex) / (gpd * DAYS_PER_YEAR) if gpd else math.inf,
-            checks=checks,
+            checks=checks, **extra,
         ))
     r = design.costs.discount_rate
     npv = sum(y.tco_usd / (1.0 + r) ** (y.year - design.start_year) for y in years)

@@ -8,6 +8,10 @@ files, bandwidth, yearly capex budgets and peak genomes/day. The genomes/day cap
 single pipeline tier: binaries w[k, t] choose the tier, g[k, t] <= nodes' rate on tier k,
 g[k, t] <= G_t w[k, t], g <= the tier's genomes/day ceiling, w <= units present, sum_k w <= 1,
 sum_k g >= G_t. This equals the evaluation's max over storage present, so the optimum is exact.
+With the performance model (issue 16) the genomes rows are planner.designs.genomes.add_genome_rows:
+one binary per year picks the pipeline tier and one the storage utilisation level; node types serve
+genomes at the model's rate for that level, within the tier's operations, the working sets its flash
+holds and the turnaround limit; the same terms the evaluation maximises, so the optimum stays exact.
 
 Prices per year (``design.prices``): a unit bought in year y costs the year-y price, and its support
 over its life is a share of that price, so with a falling $/TB the objective itself rewards buying
@@ -29,17 +33,23 @@ from scipy.sparse import csr_array
 
 from forecasts.units import HOURS_PER_DAY, HOURS_PER_YEAR, SECONDS_PER_HOUR
 from planner.designs.capacity import (
+    CHECK_FIELD,
     Asset,
     Design,
     DesignEvaluation,
     Purchase,
+    core_hours_share,
     evaluate_design,
     json_safe,
+    pipeline_model,
     resolve_assets,
     schedulable_hours_per_year,
 )
+from planner.designs.genomes import add_genome_rows
+from planner.designs.service_level import ServiceLevel
 from planner.hardware.catalog import Catalog
 from planner.hardware.costmodel import CostModel
+from planner.hardware.design_model import PipelineModel
 
 INF = np.inf
 
@@ -66,6 +76,7 @@ class OptimizationResult:
     solve_seconds: float = 0.0
     n_variables: int = 0
     n_constraints: int = 0
+    paths_covered: dict[int, float] | None = None  # with a service level: share of paths covered per year
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: asdict(self)[k] for k in self.__dataclass_fields__ if k != "evaluation"}  # type: ignore
@@ -115,9 +126,14 @@ class _Model:
 
 
 def _build(design: Design, catalog: Catalog, model: CostModel, nodes: list[str], stores: list[str],
-           fixed: list[Asset], max_count: int, elastic: str) -> tuple[_Model, dict[tuple[str, str, int], int],
-                                                                      list[tuple[int, tuple]], float]:
-    """elastic: "" (hard), "all" (slack on demand and budget rows) or "budget" (budget rows only)."""
+           fixed: list[Asset], max_count: int, elastic: str, sla: ServiceLevel | None = None,
+           pm: PipelineModel | None = None,
+           ) -> tuple[_Model, dict[tuple[str, str, int], int], list[tuple[int, tuple]], float]:
+    """elastic: "" (hard), "all" (slack on demand and budget rows) or "budget" (budget rows only).
+
+    sla: demand rows of the path-dependent constraints take a requirement variable covered by a
+    share of the paths (planner.designs.service_level) instead of the design's single figure.
+    """
     m = _Model()
     years = design.years
     r = design.costs.discount_rate
@@ -168,7 +184,15 @@ def _build(design: Design, catalog: Catalog, model: CostModel, nodes: list[str],
     tiers = [k for k in tiers if catalog.storage(k).kind != "archive"]
     slack_tags: list[tuple[int, tuple]] = []
 
+    def fixed_count(kind: str, name: str, year: int) -> float:
+        return float(sum(a.count for a in fixed if a.kind == kind and a.name == name and a.active(year)))
+
     def demand_row(coefs: dict[int, float], rhs: float, tag: tuple[str, int, str, float]) -> None:
+        if CHECK_FIELD.get(tag[0]) in design.checks_off:
+            return
+        if sla is not None and not elastic and sla.covers(tag[0], tag[1]):
+            sla.demand_row(m, coefs, tag[3] - rhs, tag[0], tag[1], tag)  # tag[3] - rhs: what is installed
+            return
         if rhs <= 1e-9:
             return
         if elastic == "all":
@@ -192,8 +216,10 @@ def _build(design: Design, catalog: Catalog, model: CostModel, nodes: list[str],
     def store_fixed(fn: Any, t: int) -> float:
         return fixed_sum(t, lambda a: fn(catalog.storage(a.name)) if a.kind == "storage" else 0.0)
 
+    ch_share = core_hours_share(design)
+
     def node_ch(it: Any) -> float:
-        return float(it.cores_per_node * hours * it.core_ghz / ref_ghz)
+        return float(it.cores_per_node * hours * it.core_ghz / ref_ghz * ch_share)
 
     def plannable(it: Any) -> float:
         limit = design.fullness_limit if design.fullness_limit is not None else it.fullness_limit
@@ -229,7 +255,19 @@ def _build(design: Design, catalog: Catalog, model: CostModel, nodes: list[str],
             ("bandwidth_gbps", gbps, d.bandwidth_gbps, "GB/s"),
         ):
             demand_row(lin("storage", fn, stores, t), req - store_fixed(fn, t), (name, t, unit, req))
-        if d.genomes_per_day > 0:
+        g_paths = sla is not None and not elastic and sla.covers("genomes_per_day", t)
+        g_bound = sla.upper_bound("genomes_per_day", t) if g_paths and sla is not None else d.genomes_per_day
+        if "genomes_per_day" in design.checks_off:
+            g_bound = 0.0
+        if g_bound > 0 and pm is not None:
+            g_model = add_genome_rows(
+                m, pm, catalog, year=t, bound=g_bound, nodes=sorted(set(nodes) | {a.name for a in fixed
+                                                                                if a.kind == "node"}),
+                tiers=tiers, active=active, fixed_count=fixed_count, core_share=share,
+                rho_max=design.storage_utilisation_max, reserved_tb=design.flash_days * d.ingest_tb_per_day,
+                turnaround_limit_hours=design.turnaround_hours)
+            demand_row(g_model, d.genomes_per_day, ("genomes_per_day", t, "genomes/day", d.genomes_per_day))
+        elif g_bound > 0:
             g_vars: dict[int, float] = {}
             w_vars: dict[int, float] = {}
             for k in tiers:
@@ -240,7 +278,7 @@ def _build(design: Design, catalog: Catalog, model: CostModel, nodes: list[str],
                 g_vars[g], w_vars[w] = 1.0, 1.0
                 rates = {j: -c for j, c in lin("node", rate, nodes, t).items()}
                 m.row({g: 1.0} | rates, -INF, nodes_fixed(rate, t))
-                m.row({g: 1.0, w: -d.genomes_per_day}, -INF, 0.0)
+                m.row({g: 1.0, w: -g_bound}, -INF, 0.0)
                 units_k = {j: -1.0 for j in (active("storage", k, t) if k in stores else [])}
                 units_fixed = float(sum(a.count for a in fixed
                                         if a.kind == "storage" and a.name == k and a.active(t)))
@@ -261,6 +299,8 @@ def _build(design: Design, catalog: Catalog, model: CostModel, nodes: list[str],
                 coefs = coefs | {j: -1.0}
                 slack_tags.append((j, tag))
             m.row(coefs, -INF, rhs, tag)
+    if sla is not None and not elastic:
+        sla.finish(m)
     if elastic:  # feasibility only: costs off
         slack_ids = {j for j, _ in slack_tags}
         m.cost = [c if j in slack_ids else 0.0 for j, c in enumerate(m.cost)]
@@ -270,10 +310,15 @@ def _build(design: Design, catalog: Catalog, model: CostModel, nodes: list[str],
 def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] | None = None,
                     storage_systems: list[str] | None = None, max_count_per_year: int = 5000,
                     time_limit_s: float = 10.0, mip_rel_gap: float = 1e-3,
-                    keep_purchases: bool = False) -> OptimizationResult:
-    """Cheapest purchase plan (NPV of capex + opex) meeting every constraint of ``design`` each year."""
+                    keep_purchases: bool = False, service_level: ServiceLevel | None = None) -> OptimizationResult:
+    """Cheapest purchase plan (NPV of capex + opex) meeting every constraint of ``design`` each year.
+
+    With ``service_level``, the path-dependent constraints need only hold, jointly, on a share
+    alpha of the demand paths each year (exact for those paths; see planner.designs.service_level).
+    """
     t0 = time.perf_counter()
     model = CostModel(catalog)
+    pm = pipeline_model(design, catalog)
     nodes = sorted(node_types if node_types is not None else catalog.node_types)
     stores = sorted(
         storage_systems if storage_systems is not None
@@ -283,7 +328,8 @@ def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] |
     stores = [k for k in stores if catalog.storage(k).first_year <= design.end_year]
     base = replace(design, purchases=list(design.purchases) if keep_purchases else [])
     fixed = resolve_assets(base, catalog)
-    m, var, _, const = _build(base, catalog, model, nodes, stores, fixed, max_count_per_year, "")
+    m, var, _, const = _build(base, catalog, model, nodes, stores, fixed, max_count_per_year, "",
+                              service_level, pm)
     res = m.solve(time_limit_s, mip_rel_gap)
     n_var, n_con = len(m.cost), len(m.rows)
     if res.x is not None and res.status in (0, 1):
@@ -294,19 +340,20 @@ def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] |
             if round(res.x[j]) > 0
         ]
         plan = replace(base, name=f"{design.name} (optimised)", purchases=list(base.purchases) + new)
-        ev = evaluate_design(plan, catalog, model)
+        ev = evaluate_design(plan, catalog, model, pm)
         gap = float(getattr(res, "mip_gap", 0.0) or 0.0)
         status = "optimal" if res.status == 0 and gap <= 1e-6 else "gap"
         msg = f"HiGHS: {res.message}; relative gap {gap:.3%}"
+        covered = service_level.covered(res.x) if service_level is not None else None
         return OptimizationResult(status, msg, gap, float(res.fun) + const, new, ev,
                                   solve_seconds=time.perf_counter() - t0, n_variables=n_var,
-                                  n_constraints=n_con)
+                                  n_constraints=n_con, paths_covered=covered)
     if res.status == 1:
         return OptimizationResult("time_limit", f"HiGHS: {res.message} (no feasible plan found in time)",
                                   None, None, [], None, solve_seconds=time.perf_counter() - t0,
                                   n_variables=n_var, n_constraints=n_con)
     shortfalls, budget_needed = _diagnose(base, catalog, model, nodes, stores, fixed, max_count_per_year,
-                                          time_limit_s)
+                                          time_limit_s, pm)
     parts = [f"{s.constraint} in {s.year} short by {s.shortfall:,.4g} {s.unit}" for s in shortfalls]
     msg = "infeasible: " + ("; ".join(parts) if parts else str(res.message))
     if budget_needed:
@@ -317,10 +364,10 @@ def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] |
 
 def _diagnose(
     design: Design, catalog: Catalog, model: CostModel, nodes: list[str], stores: list[str],
-    fixed: list[Asset], max_count: int, time_limit_s: float,
+    fixed: list[Asset], max_count: int, time_limit_s: float, pm: PipelineModel | None = None,
 ) -> tuple[list[Shortfall], dict[int, float]]:
     shortfalls: list[Shortfall] = []
-    m, _, tags, _ = _build(design, catalog, model, nodes, stores, fixed, max_count, "all")
+    m, _, tags, _ = _build(design, catalog, model, nodes, stores, fixed, max_count, "all", None, pm)
     res = m.solve(time_limit_s, 1e-6)
     if res.x is not None:
         for j, (name, year, unit, rhs) in tags:
@@ -329,7 +376,7 @@ def _diagnose(
                 shortfalls.append(Shortfall(name, year, val, unit, rhs))
     budget_needed: dict[int, float] = {}
     if design.budgets_usd:
-        m, _, tags, _ = _build(design, catalog, model, nodes, stores, fixed, max_count, "budget")
+        m, _, tags, _ = _build(design, catalog, model, nodes, stores, fixed, max_count, "budget", None, pm)
         res = m.solve(time_limit_s, 1e-6)
         if res.x is not None:
             for j, (_, year, _, rhs) in tags:

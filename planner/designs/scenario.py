@@ -26,23 +26,28 @@ from planner.designs.capacity import (
     evaluate_design,
 )
 from planner.designs.prices import PriceResolver, PriceSource, parse_price_trends, parse_prices
+from planner.designs.uncertainty import Uncertainty, parse_uncertainty
 from planner.hardware.catalog import Catalog, CatalogError, load_catalog
+from planner.hardware.design_model import DEFAULT_RHO_MAX, PipelineModel
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CATALOG = REPO_ROOT / "fixtures" / "catalog.yaml"
 
 _TOP_KEYS = {
     "name", "description", "catalog", "pipeline", "horizon", "reference_core", "existing", "purchases",
-    "demand", "constraints", "costs", "optimize", "demand_band", "prices", "price_trends",
+    "demand", "constraints", "costs", "optimize", "demand_band", "prices", "price_trends", "uncertainty",
 }
 _DEMAND_KEYS = {"year", "core_hours", "storage_tb", "genomes_per_day", "ingest_tb_per_day", "files",
                 "bandwidth_gbps", "note"}
 _CONSTRAINT_KEYS = {"utilisation_target", "fullness_limit", "flash_days", "flash_system", "budgets_usd",
-                    "genomics_share", "metadata_scan_hours", "metadata_ops_per_file"}
+                    "genomics_share", "metadata_scan_hours", "metadata_ops_per_file", "turnaround_hours",
+                    "storage_utilisation_max", "off"}
+# demand fields each year must give, unless listed under constraints.off (then that check is off)
+REQUIRED_DEMAND = ("core_hours", "storage_tb", "genomes_per_day", "ingest_tb_per_day", "files")
 _COST_KEYS = {"power_usd_per_kwh", "pue", "support_pct_per_year", "discount_rate",
               "maintenance_days_per_year"}
 _OPT_KEYS = {"node_types", "storage_systems", "max_count_per_year", "time_limit_s", "mip_rel_gap",
-             "keep_purchases"}
+             "keep_purchases", "service_level"}
 
 
 class ScenarioError(ValueError):
@@ -59,6 +64,7 @@ class OptimizeOptions:
     time_limit_s: float = 10.0
     mip_rel_gap: float = 1e-3
     keep_purchases: bool = False  # True: the scenario's purchases are fixed, the optimiser adds to them
+    service_level: float | None = None  # e.g. 0.9: hold, jointly, on 90% of the demand paths each year
 
 
 @dataclass(slots=True)
@@ -72,6 +78,7 @@ class Scenario:
     # price indices of the forecast items (for the sensitivity's "prices" bar)
     price_sources: list[PriceSource] = field(default_factory=list)
     price_bounds: tuple[PriceIndex, PriceIndex] | None = None
+    uncertainty: Uncertainty | None = None  # where the joint demand paths come from (planner.designs.uncertainty)
 
 
 class _V:
@@ -104,7 +111,7 @@ class _V:
         return float(val)
 
     def integer(self, raw: dict[str, Any], key: str, path: str, *, required: bool = True,
-                default: int = 0) -> int:
+                default: int = 0, positive: bool = False) -> int:
         val = raw.get(key)
         where = f"{path}.{key}" if path else key
         if val is None:
@@ -115,7 +122,9 @@ class _V:
         if isinstance(val, bool) or not whole:
             self.err(where, f"expected an integer, got {val!r}")
             return default
-        if val < 0:
+        if positive and val <= 0:
+            self.err(where, f"must be > 0, got {val!r}")
+        elif val < 0:
             self.err(where, f"must be >= 0, got {val!r}")
         return int(val)
 
@@ -139,9 +148,22 @@ class _V:
 
 
 def read_scenario_file(path: str | Path) -> dict[str, Any]:
+    """YAML (or JSON by suffix); a syntax error is one line: ``file:line:column: ...``."""
     p = Path(path)
-    text = p.read_text(encoding="utf-8")
-    data = json.loads(text) if p.suffix.lower() == ".json" else yaml.safe_load(text)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError([f"{p}: cannot read ({exc.strerror})"]) from None
+    try:
+        data = json.loads(text) if p.suffix.lower() == ".json" else yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise ScenarioError([f"{p}:{exc.lineno}:{exc.colno}: JSON syntax error: {exc.msg}"]) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{p}:{mark.line + 1}:{mark.column + 1}" if mark else str(p)
+        raise ScenarioError([f"{where}: YAML syntax error: {exc.problem or exc.context}"]) from None
+    except yaml.YAMLError as exc:
+        raise ScenarioError([f"{p}: YAML syntax error: {exc}"]) from None
     if not isinstance(data, dict):
         raise ScenarioError([f"{p}: expected a mapping at the top level"])
     return data
@@ -215,8 +237,8 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
                                     "lifetime_years", "note"})
         node, st = _ref(v, cat, path, raw, None)
         life = v.integer(raw, "lifetime_years", path, required=False) or None
-        existing.append(InventoryItem(v.integer(raw, "purchase_year", path), node, st,
-                                      v.integer(raw, "count", path), life))
+        count = v.integer(raw, "count", path, positive=True)
+        existing.append(InventoryItem(v.integer(raw, "purchase_year", path), node, st, count, life))
 
     purchases: list[Purchase] = []
     for i, raw in enumerate(v.items(data.get("purchases"), "purchases")):
@@ -227,9 +249,18 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
             v.err(f"{path}.year", f"{year} outside the horizon {start}..{end}")
         node, st = _ref(v, cat, path, raw, year, allow_flash=True)
         flash = v.num(raw, "flash_tb", path, 0.0, lo=0.0) or 0.0
-        count = v.integer(raw, "count", path, required=flash == 0.0)
+        if "flash_tb" in raw and flash == 0.0 and isinstance(raw["flash_tb"], (int, float)):
+            v.err(f"{path}.flash_tb", "must be > 0, got 0")
+        count = v.integer(raw, "count", path, required=flash == 0.0, positive=flash == 0.0)
         purchases.append(Purchase(year, node, st, count, flash))
 
+    con = v.mapping(data.get("constraints"), "constraints", _CONSTRAINT_KEYS)
+    off: set[str] = set()
+    for j, name in enumerate(v.items(con.get("off"), "constraints.off")):
+        if name not in REQUIRED_DEMAND and name != "bandwidth_gbps":
+            v.err(f"constraints.off[{j}]", f"expected one of {', '.join(REQUIRED_DEMAND)}, got {name!r}")
+        else:
+            off.add(str(name))
     demand: dict[int, YearDemand] = {}
     for i, raw in enumerate(v.items(data.get("demand"), "demand")):
         path = f"demand[{i}]"
@@ -237,12 +268,14 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
         year = v.integer(raw, "year", path)
         if year in demand:
             v.err(f"{path}.year", f"duplicate year {year}")
+        for k in REQUIRED_DEMAND:
+            if k not in off and raw.get(k) is None and isinstance(raw, dict) and raw:
+                v.err(f"{path}.{k}", "required (or turn the check off: constraints.off: [" + k + "])")
         vals = {k: v.num(raw, k, path, 0.0, lo=0.0) or 0.0 for k in _DEMAND_KEYS - {"year", "note"}}
         demand[year] = YearDemand(year=year, **vals)
     for y in sorted(years - set(demand)):
         v.err("demand", f"no entry for year {y}")
 
-    con = v.mapping(data.get("constraints"), "constraints", _CONSTRAINT_KEYS)
     budgets: dict[int, float] = {}
     for key, val in v.mapping(con.get("budgets_usd"), "constraints.budgets_usd",
                               {str(y) for y in years} | set(years)).items():
@@ -276,7 +309,9 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
         time_limit_s=v.num(opt_raw, "time_limit_s", "optimize", oo.time_limit_s, lo=0.01) or oo.time_limit_s,
         mip_rel_gap=v.num(opt_raw, "mip_rel_gap", "optimize", oo.mip_rel_gap, lo=0.0, hi=1.0) or 0.0,
         keep_purchases=bool(opt_raw.get("keep_purchases", False)),
+        service_level=v.num(opt_raw, "service_level", "optimize", None, lo=0.01, hi=1.0),
     )
+    uncertainty = parse_uncertainty(data.get("uncertainty"), v.errors)
     horizon_years = sorted(years)
     prices = parse_prices(v, data.get("prices"), cat, horizon_years)
     sources, bounds = parse_price_trends(v, data.get("price_trends"), cat, horizon_years, start, prices,
@@ -295,11 +330,18 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
         metadata_scan_hours=v.num(con, "metadata_scan_hours", "constraints", 24.0, lo=0.01) or 24.0,
         metadata_ops_per_file=v.num(con, "metadata_ops_per_file", "constraints", 1.0, lo=0.001) or 1.0,
         prices=prices,
+        turnaround_hours=v.num(con, "turnaround_hours", "constraints", None, lo=0.01),
+        storage_utilisation_max=v.num(con, "storage_utilisation_max", "constraints", DEFAULT_RHO_MAX, lo=0.01,
+                                      hi=0.99) or DEFAULT_RHO_MAX,
+        checks_off=frozenset(off),
     )
+    if design.turnaround_hours is not None and not PipelineModel.supports(cat, design.pipeline):
+        v.err("constraints.turnaround_hours", f"needs a performance model of pipeline {design.pipeline!r} "
+              "(fixtures/benchmarks/genomics.yaml)")
     if v.errors:
         raise ScenarioError(v.errors)
     return Scenario(design, cat, options, str(data.get("description", "")), price_sources=sources,
-                    price_bounds=bounds)
+                    price_bounds=bounds, uncertainty=uncertainty)
 
 
 def load_scenario(path_or_dict: str | Path | dict[str, Any], price_resolver: PriceResolver | None = None) -> Scenario:

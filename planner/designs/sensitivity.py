@@ -6,7 +6,8 @@ design's own purchases plus the cheapest top-up (planner.designs.optimize with `
 makes every constraint hold every year. Each input is moved by -delta and +delta (default 20 %):
 
 - ``sequencers``: genomes/day and ingest TB/day demand scale with the sequencer count;
-- ``per_genome_hours``: every benchmark's CPU, wall core-hours and batch run time (genomes/day down);
+- ``per_genome_hours``: every benchmark's CPU, wall core-hours and batch run time (genomes/day down), and
+  the performance model's per-genome work and I/O (``Catalog.performance_scale``);
 - ``growth_rate``: each year's increase over the first year, for every demand series;
 - ``prices``: the price of every node type and storage system; where prices are forecast (a scenario's
   ``price_trends``) the forecast's P10 and P90 price indices replace -delta / +delta for those items.
@@ -97,7 +98,8 @@ def perturb(design: Design, catalog: Catalog, factor: str, multiplier: float,
                     genomes_per_day=None if b.genomes_per_day is None else b.genomes_per_day / m)
             for b in catalog.benchmarks
         ]
-        return design, Catalog(dict(catalog.node_types), dict(catalog.storage_systems), benches, catalog.source_path)
+        return design, Catalog(dict(catalog.node_types), dict(catalog.storage_systems), benches, catalog.source_path,
+                               catalog.performance_path, catalog.performance_scale * m)
     if factor == "prices":
         fp = forecast_prices or PriceIndex()
         nodes = {k: n if k in fp.nodes else replace(n, price_usd=n.price_usd * m)
@@ -107,7 +109,8 @@ def perturb(design: Design, catalog: Catalog, factor: str, multiplier: float,
         if forecast_prices:
             prices = PriceIndex(design.prices.nodes | fp.nodes, design.prices.storage | fp.storage)
             design = replace(design, prices=prices)
-        return design, Catalog(nodes, stores, list(catalog.benchmarks), catalog.source_path)
+        return design, Catalog(nodes, stores, list(catalog.benchmarks), catalog.source_path,
+                               catalog.performance_path, catalog.performance_scale)
     raise ValueError(f"unknown factor {factor!r} (known: {', '.join(FACTORS)})")
 
 

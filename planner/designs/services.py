@@ -228,3 +228,25 @@ def optimizer_run_save_design(*, run: OptimizerRun, user: Any = None) -> Design:
     run.result_design = design
     run.save(update_fields=["result_design"])
     return design
+
+
+def design_explanation(design: Design, evaluation: DesignEvaluation) -> dict[str, Any] | None:
+    """The design page's 'why these nodes' card: the first year with genomes to serve, explained
+    with the performance model (planner.designs.explain); None for the typed-in cost model."""
+    from planner.designs.capacity import pipeline_model
+    from planner.designs.explain import explain_year
+
+    try:
+        sc = design_scenario(design.scenario)
+    except ScenarioError:
+        return None
+    pm = pipeline_model(sc.design, sc.catalog)
+    if pm is None:
+        return None
+    years = [y for y in evaluation.result.get("years", []) if (y.get("genomes_per_day_demand") or 0) > 0
+             and y.get("storage_utilisation")]
+    if not years:
+        return None
+    out = explain_year(sc.design, sc.catalog, pm, years[0], sc.optimize.node_types)
+    out["arch_rules"] = {n: pm.arch_rule(n) for n in sc.catalog.node_types}
+    return out

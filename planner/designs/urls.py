@@ -3,6 +3,7 @@
 from django.urls import path
 
 from planner.designs import views as v
+from planner.designs import views_paths as vp
 
 app_name = "designs"
 urlpatterns = [
@@ -14,6 +15,9 @@ urlpatterns = [
     path("<int:pk>/evaluate/", v.design_reevaluate, name="evaluate"),
     path("<int:pk>/optimize/", v.design_optimize, name="optimize"),
     path("<int:pk>/years.csv", v.design_year_csv, name="years-csv"),
+    path("<int:pk>/service-level/", vp.design_service_level, name="service-level"),
+    path("<int:pk>/newest-forecasts/", vp.design_use_newest, name="use-newest-forecasts"),
+    path("from-forecast/<int:fit>/", vp.design_from_forecast_view, name="from-forecast"),
     path("runs/<int:pk>/", v.run_detail, name="run"),
     path("runs/<int:pk>/save/", v.run_save_design, name="run-save"),
 ]

@@ -21,6 +21,7 @@ from planner.designs.scenario import ScenarioError
 from planner.designs.services import (
     design_create,
     design_evaluate,
+    design_explanation,
     design_latest_evaluation,
     design_latest_evaluations,
     design_latest_versions,
@@ -130,6 +131,7 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "fig_cpg": charts.cost_per_genome(series), "fig_storage": charts.storage(series),
             "derivations": ev.result.get("derivations", {}),
             "prices": price_sources_summary(ev.price_sources),
+            "why": design_explanation(design, ev),
         }
     return render(request, "designs/detail.html", ctx)
 
@@ -301,8 +303,17 @@ def why_sentence(items: list[dict[str, Any]]) -> str | None:
     ranked = sorted(usable, key=lambda i: at(i, year)["cost_per_genome_usd"] or float("inf"))
     win, lose = ranked[0], ranked[-1]
     w, lo = at(win, year), at(lose, year)
-    if not w["cost_per_genome_usd"] or not lo["cost_per_genome_usd"]:
+    if not w["cost_per_genome_usd"]:
         return None
+    if not lo["cost_per_genome_usd"] or not lo["genomes_per_day_capacity"]:  # the loser serves no genomes
+        why = ""
+        if lo.get("turnaround_hours") and w.get("turnaround_hours"):
+            why = (f": each genome would take {lo['turnaround_hours']:,.0f} h there against "
+                   f"{w['turnaround_hours']:,.0f} h, "
+                   f"holding {lo['wall_core_hours_per_genome']:,.0f} core-hours on {lo['pipeline_storage']} instead of "
+                   f"{w['wall_core_hours_per_genome']:,.0f} on {w['pipeline_storage']}")
+        return (f"In {year}, {win['design'].name} analyses {w['genomes_per_day_capacity']:,.0f} genomes/day at "
+                f"${w['cost_per_genome_usd']:,.0f} each; {lose['design'].name} cannot meet the genomes demand{why}.")
     parts = [
         f"In {year}, {win['design'].name} analyses a genome for ${w['cost_per_genome_usd']:,.0f} against "
         f"${lo['cost_per_genome_usd']:,.0f} for {lose['design'].name} "

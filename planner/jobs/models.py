@@ -12,11 +12,18 @@ class BackgroundJob(models.Model):
     Tasks take this row's id, update ``done``/``total``/``message`` as they go and end in
     SUCCEEDED with a ``result`` (JSON) and a ``result_url`` to land on, or FAILED with a
     message a person can act on.  Pages poll ``/jobs/<id>.json`` for the progress bar.
+
+    While a worker runs the task it beats ``heartbeat_at`` (planner/jobs/runtime.py); the
+    beat-driven reaper (planner/jobs/reaper.py) marks a RUNNING job whose heartbeat stopped
+    INTERRUPTED and sends ``task`` (name, args, queue: recorded when it was published) again,
+    so the task resumes from its checkpoint; past ``JOBS_MAX_ATTEMPTS`` it fails the job and
+    the page offers Retry.
     """
 
     class Status(models.TextChoices):
         QUEUED = "queued"
         RUNNING = "running"
+        INTERRUPTED = "interrupted"  # its worker was lost; queued again to resume from the checkpoint
         SUCCEEDED = "succeeded"
         FAILED = "failed"
 
@@ -34,9 +41,19 @@ class BackgroundJob(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True,
+                                        help_text="last beat of the worker running it (every JOBS_HEARTBEAT_S)")
+    worker = models.CharField(max_length=200, blank=True, help_text="host:pid of the process running it")
+    attempts = models.PositiveIntegerField(default=0, help_text="times a worker started it")
+    task = models.JSONField(default=dict, blank=True,
+                            help_text="the Celery message that runs it: name, args, queue (for requeue)")
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [
+            # the reaper's query: running jobs whose heartbeat is older than JOBS_STALE_S
+            models.Index(fields=["status", "heartbeat_at"], name="backgroundjob_status_beat"),
+        ]
         constraints = [
             models.CheckConstraint(condition=models.Q(done__gte=0), name="backgroundjob_done_nonnegative"),
         ]

@@ -80,22 +80,57 @@ def throttled(report: Callable[[int], None], every_s: float = 0.5) -> Callable[[
     return call
 
 
+def job_alive(job: BackgroundJob, *, now: Any = None) -> bool:
+    """Whether a running job's worker still beats (a job run outside a worker has no heartbeat)."""
+    from datetime import timedelta
+
+    from django.conf import settings
+
+    if job.status != BackgroundJob.Status.RUNNING:
+        return False
+    if job.heartbeat_at is None:
+        return True
+    return (now or timezone.now()) - job.heartbeat_at < timedelta(seconds=settings.JOBS_STALE_S)
+
+
+STATUS_TEXT = {
+    BackgroundJob.Status.QUEUED: "queued",
+    BackgroundJob.Status.RUNNING: "running",
+    BackgroundJob.Status.INTERRUPTED: "interrupted, resuming",
+    BackgroundJob.Status.SUCCEEDED: "succeeded",
+    BackgroundJob.Status.FAILED: "failed",
+}
+
+
 def job_status(job: BackgroundJob) -> dict[str, Any]:
-    """What the progress bar shows: fraction, rate and ETA, computed from the row."""
+    """What the progress bar shows: fraction, rate and ETA, computed from the row.
+
+    Only a running job whose worker still beats has a rate and an ETA: an interrupted job, or
+    one whose heartbeat stopped (the reaper has not passed yet), shows none.
+    """
     elapsed = None
     rate = None
     eta = None
+    alive = job_alive(job)
     if job.started_at:
         end = job.finished_at or timezone.now()
         elapsed = max((end - job.started_at).total_seconds(), 1e-6)
-        rate = job.done / elapsed if job.done else None
-        if rate and job.total and job.status == BackgroundJob.Status.RUNNING:
+        rate = job.done / elapsed if job.done and (alive or job.finished_at) else None
+        if rate and job.total and alive:
             eta = max(job.total - job.done, 0) / rate
+    text = STATUS_TEXT.get(job.status, job.status)
+    if job.status == BackgroundJob.Status.RUNNING and not alive:
+        text = "not answering (its worker stopped; it will be resumed)"
     return {
         "id": job.pk,
         "kind": job.kind,
         "label": job.label,
         "status": job.status,
+        "status_text": text,
+        "alive": alive,
+        "attempts": job.attempts,
+        "can_retry": job.status in (BackgroundJob.Status.FAILED, BackgroundJob.Status.INTERRUPTED)
+        and bool(job.task.get("name")),
         "done": job.done,
         "total": job.total,
         "unit": job.unit,

@@ -26,7 +26,9 @@ from planner.designs.models import Design, DesignEvaluation
 from planner.designs.services import design_evaluate, design_latest_evaluation
 from planner.hardware.costmodel import CostModel, NoBenchmarkError, speedup
 from planner.hardware.services import catalog_from_db
+from planner.replay.report import queue_wait_facts
 from planner.reports import workload_adapter
+from planner.reports.chance import chance_facts
 
 BYTES_PER_TB = 1e12
 
@@ -86,6 +88,8 @@ def gather_facts(*, design: Design, cluster: Cluster | None = None, start: date 
     ev = design_latest_evaluation(design) or design_evaluate(design=design)
     facts["design"] = _design(refs, design, ev)
     facts["benchmarks"] = _benchmarks(refs, design, ev)
+    facts["queue_waits"] = queue_wait_facts(design, refs)
+    facts["chance"] = chance_facts(design, ev, refs)
     facts["references"] = refs
     return facts
 

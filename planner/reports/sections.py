@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.reports.chance import chance_sections
 from planner.reports.document import (
     Document,
     Figure,
@@ -36,6 +37,7 @@ SECTION_TITLES = {
     "benchmarks": "Pipeline benchmarks",
     "configuration": "Proposed configuration",
     "schedule": "Purchase schedule and how it meets demand",
+    "queue_waits": "Queue waits users would see",
     "assumptions": "Assumptions and data sources",
     "appendix": "Appendix: sources of every number",
 }
@@ -73,7 +75,8 @@ def build_document(facts: dict[str, Any], overrides: dict[str, str] | None = Non
     b = _Builder(facts, overrides or {})
     sections = [
         _summary(b), _institution(b), _workload(b), _storage(b), _projections(b), _benchmarks(b),
-        _configuration(b), _schedule(b), _assumptions(b), _appendix(b),
+        _configuration(b), _schedule(b), *_queue_waits(b), *chance_sections(b.f, b.known), _assumptions(b),
+        _appendix(b),
     ]
     meta = {k: facts.get(k) for k in ("cluster", "period", "design", "forecast", "generated_at", "institution")}
     inst = (facts.get("institution") or {}).get("name") or "Research computing"
@@ -431,6 +434,32 @@ def _schedule(b: _Builder) -> Section:
         [Series("plannable TB", [y["plannable_tb"] for y in years]),
          Series("demand TB", [y["demand_tb"] for y in years], style="dash")], "year", "TB", refs=ref))
     return s
+
+
+def _queue_waits(b: _Builder) -> list[Section]:
+    """Waits from the design's latest scheduling replay (planner.replay); no section when not replayed."""
+    q = b.f.get("queue_waits")
+    if not q:
+        return []
+    s = Section("queue_waits", SECTION_TITLES["queue_waits"])
+    ref = b.known([q["ref"]])
+    s.blocks.append(b.para("queue_waits", (
+        f"The {fmt_int(q['jobs'])} jobs {q['cluster']} ran from {q['base_period'][0]} to {q['base_period'][1]} were "
+        "scheduled again, job by job (EASY backfilling), on today's cluster and on the proposed nodes of each year, "
+        "their arrival rate scaled by the projected growth to that year. A job runs on one node when it fits one, "
+        "on whole nodes when wider; the 95th-percentile wait is given at the median growth, with P10-P90 growth "
+        "in brackets."), ref))
+
+    def hrs(v: float | None) -> str:
+        return "-" if v is None else fmt_num(v, 2)
+
+    rows = [[r["label"], r["machine"], fmt_x(r["load"]), hrs(r["mean_h"]),
+             hrs(r["p95_h"]) + (f" ({hrs(r['p95_lo_h'])}-{hrs(r['p95_hi_h'])})" if r["p95_lo_h"] is not None else ""),
+             fmt_pct(r["utilisation"])] for r in q["rows"]]
+    s.blocks.append(Table("queue_waits", "Queue waits per year (hours)",
+                          ["year", "machine", "load", "mean wait", "p95 wait", "utilisation"], rows, ref,
+                          [False, False, True, True, True, True]))
+    return [s]
 
 
 def _assumptions(b: _Builder) -> Section:

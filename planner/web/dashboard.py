@@ -16,6 +16,7 @@ from forecasts.chargeback.models import Statement
 from forecasts.demand.growth.calendar import add_months
 from forecasts.demand.models import ForecastFit
 from forecasts.storage.models import StorageSnapshot
+from forecasts.usage.cache import rollup_cached
 from forecasts.usage.selectors import usage_filtered
 from planner.designs.models import Design
 from planner.hardware.models import Benchmark, NodeType, StorageSystem
@@ -36,6 +37,7 @@ def partial_month() -> tuple[date, Any] | None:
     return month, latest_end
 
 
+@rollup_cached
 def headline(user: Any) -> dict[str, Any]:
     """Jobs, core-hours and users of the last 12 whole months with usage, for the user's departments."""
     visible = usage_filtered(user=user)
@@ -76,10 +78,7 @@ def area_status(user: Any) -> dict[str, str]:
     # the whole site's series when there is one, else the latest of any
     fit = fits.filter(department__isnull=True, exclude_department__isnull=True).first() or fits.first()
     if fit is not None and fit.yearly:
-        future = [y for y in fit.yearly if not y.get("complete", True) or y.get("periods_forecast")]
-        row = future[-1] if future else fit.yearly[-1]
-        status["forecasts"] = (f"{fit.series_label}: {row['year']} median {row['median'] / 1e6:,.1f} M core-hours "
-                               f"(80%: {row['p10'] / 1e6:,.1f}–{row['p90'] / 1e6:,.1f} M)")
+        status["forecasts"] = forecast_status(fit.series_label, fit.yearly)
     if NodeType.objects.exists():
         status["hardware"] = (f"{NodeType.objects.count()} node types, {StorageSystem.objects.count()} storage "
                               f"systems, {Benchmark.objects.count()} benchmarks")
@@ -90,6 +89,23 @@ def area_status(user: Any) -> dict[str, str]:
         n = GrantReport.objects.count()
         status["reports"] = f"{n} report version{'s' if n != 1 else ''}"
     return status
+
+
+def forecast_status(label: str, yearly: list[dict[str, Any]]) -> str:
+    """The dashboard's forecast line: the last forecast year that is a whole year (12 months
+    observed + forecast); a part year is never quoted as a year's total."""
+    future = [y for y in yearly if y.get("periods_forecast")]
+    whole = [y for y in future if y.get("complete", True)]
+    if whole:
+        row = whole[-1]
+        return (f"{label}: {row['year']} median {row['median'] / 1e6:,.1f} M core-hours "
+                f"(80%: {row['p10'] / 1e6:,.1f}–{row['p90'] / 1e6:,.1f} M)")
+    if future:
+        row = future[-1]
+        months = row.get("periods_observed", 0) + row["periods_forecast"]
+        return (f"{label}: no whole forecast year yet ({row['year']} is a part year: {months} of 12 months); "
+                "forecast further ahead for a yearly figure")
+    return f"{label}: no forecast months"
 
 
 def visible_departments(user: Any) -> Any:

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 
-PUBLIC_PREFIXES = ("/accounts/login/", "/healthz", "/api/", "/admin/", settings.STATIC_URL)
+PUBLIC_PREFIXES = ("/accounts/login/", "/healthz", "/api/", "/admin/", "/oidc/", settings.STATIC_URL)
 
 
 class LoginRequiredEverywhere:

@@ -108,3 +108,26 @@ def job_page(request: HttpRequest, pk: int) -> HttpResponse:
     if not sees_everything(request.user) and job.created_by_id != request.user.pk:
         raise Http404
     return render(request, "job.html", {"job": job})
+
+
+def job_retry(request: HttpRequest, pk: int) -> HttpResponse:
+    """Retry (or resume now) a failed or interrupted job: a person decided (POST; creator or planner)."""
+    from django.contrib import messages
+    from django.shortcuts import get_object_or_404, redirect
+
+    from planner.jobs.models import BackgroundJob
+    from planner.jobs.reaper import job_retry as retry
+
+    if request.method != "POST":
+        return HttpResponse("Retry is a POST (the button on the job's page).", status=405,
+                            content_type="text/plain", headers={"Allow": "POST"})
+    job = get_object_or_404(BackgroundJob, pk=pk)
+    if not sees_everything(request.user) and job.created_by_id != request.user.pk:
+        raise Http404
+    try:
+        retry(job=job, user=request.user)
+    except ValueError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"{job.label or job.kind}: queued again; it resumes from the last checkpoint.")
+    return redirect("job", pk=job.pk)

@@ -13,13 +13,20 @@
         var bar = card.querySelector(".bar");
         var frac = job.fraction != null ? job.fraction : (job.status === "succeeded" ? 1 : 0);
         bar.style.width = (100 * Math.min(frac, 1)).toFixed(1) + "%";
-        card.querySelector(".job-status").textContent = job.status;
+        card.querySelector(".job-status").textContent = job.status_text || job.status;
         card.querySelector(".job-counts").textContent =
           fmt(job.done) + (job.total ? " of " + fmt(job.total) : "") + " " + job.unit;
         card.querySelector(".job-rate").textContent = job.rate_per_s ? fmt(job.rate_per_s) + " " + job.unit + "/s" : "";
-        card.querySelector(".job-eta").textContent = job.status === "running" ? eta(job.eta_s) : "";
+        // never an ETA for a job whose worker stopped beating (job.alive false)
+        card.querySelector(".job-eta").textContent = job.status === "running" && job.alive ? eta(job.eta_s) : "";
         card.querySelector(".job-message").textContent = job.message || "";
         card.dataset.status = job.status;
+        var retry = card.querySelector(".job-retry");
+        if (retry) {
+          retry.hidden = !job.can_retry;
+          retry.querySelector("button").textContent =
+            job.status === "interrupted" ? "Resume now" : "Retry from the last checkpoint";
+        }
         if (job.status === "succeeded") {
           if (job.result_url) {
             var p = card.querySelector(".job-result");
@@ -30,6 +37,7 @@
           return;
         }
         if (job.status === "failed") { card.classList.add("failed"); return; }
+        card.classList.toggle("interrupted", job.status === "interrupted" || !job.alive && job.status === "running");
         setTimeout(function () { poll(card); }, 700);
       })
       .catch(function () { setTimeout(function () { poll(card); }, 2000); });

@@ -10,7 +10,7 @@ from io import StringIO
 from typing import Any
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from tests.shared import SHARED_DATA, requires_shared
 
@@ -59,9 +59,11 @@ def test_kth_sp2_monthly_series_backtest_with_sane_errors(departments: dict[str,
     print(cluster, json.dumps(figures))
 
 
-def test_nasa_ipsc_is_too_short_to_backtest_and_says_so(departments: dict[str, Any]) -> None:
-    """Three months of 1993: the fit falls back to AICc and says why, rather than inventing a backtest."""
+def test_nasa_ipsc_is_too_short_to_forecast_and_says_how_many_months_exist_and_are_needed(
+        departments: dict[str, Any]) -> None:
+    """Three whole months of 1993: no forecast is invented; the message says what exists, what is
+    needed and what to do instead."""
     assert _ingest("nasa")["jobs_ingested"] > 10_000
-    s = run("forecast", "--cluster", "nasa", "--metric", "core_hours", "--horizon-months", "3", "--json")
-    assert s["periods_used"] < 6 and s["selection"] == "aicc" and "too short" in s["reason"]
-    assert s["backtest"]["mase"] is None
+    with pytest.raises(CommandError, match=r"\d months of history; at least 8 are needed .* growth rate"):
+        call_command("forecast", "--cluster", "nasa", "--metric", "core_hours", "--horizon-months", "3", "--json",
+                     stdout=StringIO(), stderr=StringIO())

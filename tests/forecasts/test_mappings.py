@@ -86,9 +86,25 @@ def test_an_admin_edit_of_a_mapping_reattributes_at_once(client: Any, admin_user
     assert "Genetics and Genomic Sciences" not in _department_totals(client)
 
 
-def test_only_admins_manage_mappings(client: Any, planner_user: Any, genomics_viewer: Any) -> None:
-    for user in (planner_user, genomics_viewer):
-        login(client, user)
-        assert client.get(reverse("usage-mappings")).status_code == 403
-        assert client.get(reverse("usage-unassigned")).status_code == 403
-        assert client.post(reverse("usage-unassigned-map"), {}).status_code == 403
+def test_department_viewers_do_not_manage_mappings(client: Any, genomics_viewer: Any) -> None:
+    login(client, genomics_viewer)
+    assert client.get(reverse("usage-mappings")).status_code == 403
+    assert client.get(reverse("usage-unassigned")).status_code == 403
+    assert client.post(reverse("usage-unassigned-map"), {}).status_code == 403
+
+
+def test_a_planner_maps_an_unassigned_identity_and_the_ingest_run_says_how_much_was_unassigned(
+        client: Any, planner_user: Any, usage: Any, departments: dict[str, Any]) -> None:
+    from forecasts.models import Identity
+
+    login(client, planner_user)
+    run_page = client.get(reverse("ingest-run", args=[usage.pk])).content.decode()
+    assert "landed in <em>Unassigned</em>" in run_page and reverse("usage-unassigned") in run_page
+    assert client.get(reverse("usage-mappings")).status_code == 200
+    nobody = Identity.objects.get(user="nobody")
+    response = client.post(reverse("usage-unassigned-map"), {
+        "identity": nobody.pk, "kind": "user", "department": departments["genomics"].pk, "project": ""})
+    assert response.status_code == 302
+    assert "Unassigned" not in _department_totals(client)
+    page = client.get(reverse("ingest-run", args=[usage.pk])).content.decode()
+    assert "nothing landed in <em>Unassigned</em>" in page

@@ -52,7 +52,7 @@ def test_design_page_and_comparison_with_tornado(page_as: Any, live_server: Any,
     screenshot(page, "designs-editor-error")
     page.goto(f"{live_server.url}/designs/compare/?ids={designs['wide'].pk}&ids={designs['narrow'].pk}")
     why = page.locator("#why").inner_text()
-    assert "cheaper" in why and "genomes/day" in why and "wall core-hours" in why
+    assert "cannot meet the genomes demand" in why and "genomes/day" in why and "core-hours" in why
     for fig in ("fig-capacity", "fig-cost", "fig-genomes", "fig-cpg", "fig-tornado-0", "fig-tornado-1"):
         _chart_drawn(page, fig)
     assert "Hardware prices" in page.locator("#sensitivity").inner_text()
@@ -65,6 +65,6 @@ def test_optimiser_run_page_shows_the_result(page_as: Any, live_server: Any, pla
     page = page_as(planner_user)
     page.goto(f"{live_server.url}/designs/runs/{run.pk}/")
     assert page.locator("#run-status").inner_text().lower() in ("optimal", "gap")
-    assert "xeon-e5-2697v4" in page.locator("#purchases").inner_text()
+    assert "ivy-bridge" in page.locator("#purchases").inner_text()  # the 2013 candidates only
     _chart_drawn(page, "fig-capacity")
     screenshot(page, "designs-optimiser-run")

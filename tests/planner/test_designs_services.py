@@ -51,7 +51,7 @@ def test_csv_export_imports_back_unchanged_and_edits_take_effect() -> None:
         text = catalog_export_csv(kind)
         stats = catalog_import_csv(text, filename=f"{kind}.csv")
         assert stats["created"] == 0 and stats["kind"] == kind
-    text = catalog_export_csv("node_types").replace(",6500,", ",7000,")
+    text = catalog_export_csv("node_types").replace(",6404,", ",7000,")
     catalog_import_csv(text, filename="prices.csv")
     assert NodeType.objects.get(name="ivy-bridge").price_usd == 7000
     assert catalog_from_db().node("ivy-bridge").price_usd == 7000
@@ -60,7 +60,7 @@ def test_csv_export_imports_back_unchanged_and_edits_take_effect() -> None:
 def test_a_bad_csv_cell_names_the_file_line_and_field_and_changes_nothing() -> None:
     catalog_load_yaml()
     lines = catalog_export_csv("node_types").splitlines()
-    lines[2] = lines[2].replace(",6500,", ",lots,")
+    lines[2] = lines[2].replace(",6404,", ",lots,")
     with pytest.raises(CatalogImportError, match=r"nodes\.csv line 3, field price_usd: expected a number, got 'lots'"):
         catalog_import_csv("\n".join(lines), filename="nodes.csv")
     bench = catalog_export_csv("benchmarks").splitlines()
@@ -72,7 +72,7 @@ def test_a_bad_csv_cell_names_the_file_line_and_field_and_changes_nothing() -> N
     stores = catalog_export_csv("storage_systems").replace(",disk,", ",tape,", 1)
     with pytest.raises(CatalogImportError, match=r"s\.csv line 3, field kind: 'tape' not in"):
         catalog_import_csv(stores, filename="s.csv")
-    assert NodeType.objects.get(name="ivy-bridge").price_usd == 6500
+    assert NodeType.objects.get(name="ivy-bridge").price_usd == 6404
 
 
 def test_an_invalid_scenario_is_refused_with_every_field_named() -> None:
@@ -113,9 +113,11 @@ def test_the_minerva_designs_reproduce_why_narrow_flash_beats_wide_disk() -> Non
     narrow = DesignEvaluation.objects.get(design=designs["narrow"]).result
     w15 = next(y for y in wide["years"] if y["year"] == 2015)
     n15 = next(y for y in narrow["years"] if y["year"] == 2015)
-    assert w15["wall_core_hours_per_genome"] == pytest.approx(2702)
-    assert n15["genomes_per_day_capacity"] > 1.9 * w15["genomes_per_day_capacity"]
-    assert n15["cost_per_genome_usd"] < 0.7 * w15["cost_per_genome_usd"]
+    # in the performance model's terms (docs/performance-model.md): the narrow Ivy Bridge nodes hold
+    # under half the core-hours per genome and meet the study's 24 h turnaround; wide AMD cannot
+    assert n15["wall_core_hours_per_genome"] < 0.5 * w15["wall_core_hours_per_genome"]
+    assert n15["turnaround_hours"] <= 24 < w15["turnaround_hours"]
+    assert n15["genomes_per_day_capacity"] >= n15["genomes_per_day_demand"] > w15["genomes_per_day_capacity"]
 
 
 def test_the_sensitivity_is_computed_once_and_stored() -> None:

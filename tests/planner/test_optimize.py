@@ -54,7 +54,8 @@ def test_one_year_matches_enumeration(catalog: Catalog) -> None:
     nodes, stores = ["amd-interlagos", "haswell", "ivy-bridge"], ["flash-gss", "ibm-gss26"]
     res = optimize_design(design, catalog, node_types=nodes, storage_systems=stores, mip_rel_gap=0.0)
     assert res.status == "optimal"
-    choices = {("node", n, 2015): 6 for n in nodes} | {("storage", "ibm-gss26", 2015): 3,
+    choices = {("node", n, 2015): 6 for n in nodes} | {("node", "ivy-bridge", 2015): 8,
+                                                          ("storage", "ibm-gss26", 2015): 3,
                                                           ("storage", "flash-gss", 2015): 2}
     for p in res.purchases:
         key = ("node", p.node_type, p.year) if p.node_type else ("storage", p.storage_system, p.year)
@@ -75,7 +76,7 @@ def test_two_years_with_budget_matches_enumeration(catalog: Catalog) -> None:
     nodes, stores = ["amd-interlagos", "haswell"], ["ibm-gss26"]
     res = optimize_design(design, catalog, node_types=nodes, storage_systems=stores, mip_rel_gap=0.0)
     assert res.status == "optimal"
-    choices = {("node", "amd-interlagos", 2015): 4, ("node", "haswell", 2015): 3,
+    choices = {("node", "amd-interlagos", 2015): 6, ("node", "haswell", 2015): 3,
                ("node", "haswell", 2016): 15, ("storage", "ibm-gss26", 2015): 2,
                ("storage", "ibm-gss26", 2016): 2}
     for p in res.purchases:
@@ -121,6 +122,34 @@ def test_minerva_optimised(catalog: Catalog) -> None:
     json.dumps(res.to_dict(), allow_nan=False)
 
 
+def test_minerva_2013_problem_chooses_narrow_high_clock_nodes_and_about_a_week_of_flash(catalog: Catalog) -> None:
+    """Issue 16's done-when: 2013 candidates, the study's demand and its 24 h turnaround aim."""
+    from planner.designs.capacity import pipeline_model
+    from planner.designs.explain import explain_year
+    from planner.designs.scenario import load_scenario
+
+    path = ROOT / "fixtures" / "scenarios" / "minerva_optimised.yaml"
+    res = optimize_scenario(path, time_limit_s=20)
+    assert res.status in ("optimal", "gap") and res.evaluation is not None and res.evaluation.feasible
+    bought: dict[str, int] = {}
+    for p in res.purchases:
+        if p.node_type:
+            bought[p.node_type] = bought.get(p.node_type, 0) + p.count
+    assert max(bought, key=lambda n: bought[n]) == "ivy-bridge"  # 12 cores at 3.5 GHz
+    for y in res.evaluation.years:
+        assert set(y.genomes_by_node) == {"ivy-bridge"}
+        assert y.turnaround_hours <= 24
+        assert 6.5 <= y.flash_days_of_ingest <= 11  # about a week of ingest on flash
+    sc = load_scenario(path)
+    why = explain_year(sc.design, sc.catalog, pipeline_model(sc.design, sc.catalog), res.evaluation.year(2014),
+                       sc.optimize.node_types)
+    assert why["chosen"] == "ivy-bridge" and why["storage_bound_fraction"] <= 0.4
+    amd = next(o for o in why["options"] if o.node == "amd-interlagos")
+    assert not amd.eligible and amd.turnaround_hours > 2 * why["turnaround_hours"]
+    assert why["break_even"].sentence.startswith("No other node type turns a genome around within 24 h")
+    assert why["break_even"].ratio is not None and why["break_even"].rival == "amd-interlagos"
+
+
 def test_speed_20_node_types_10_storage() -> None:
     from planner.designs.bench import synthetic_catalog
     from planner.designs.scenario import load_scenario
@@ -131,3 +160,28 @@ def test_speed_20_node_types_10_storage() -> None:
     five = replace(sc.design, start_year=2015, end_year=2019)
     res = optimize_design(five, big, time_limit_s=30, mip_rel_gap=1e-3)
     assert res.status in ("optimal", "gap")
+
+
+def test_genomes_with_turnaround_levels_and_flash_working_sets_match_enumeration(catalog: Catalog) -> None:
+    """The performance-model rows (node rates per storage utilisation level, the tier's operations,
+    working sets on flash next to a week of ingest, a turnaround limit) are exact: same plan cost as
+    trying every purchase, and the plan found evaluates feasible."""
+    design = Design(
+        name="genomes", start_year=2015, end_year=2015, flash_days=7, turnaround_hours=36.0,
+        demand={2015: YearDemand(2015, core_hours=1.0e5, storage_tb=100, genomes_per_day=3,
+                                 ingest_tb_per_day=2, files=1e6)},
+        costs=CostParams(discount_rate=0.05),
+    )
+    nodes, stores = ["amd-interlagos", "haswell", "ivy-bridge"], ["flash-gss", "ddn-sfa12k"]
+    res = optimize_design(design, catalog, node_types=nodes, storage_systems=stores, mip_rel_gap=0.0)
+    assert res.status == "optimal" and res.evaluation is not None and res.evaluation.feasible
+    y = res.evaluation.year(2015)
+    assert y.turnaround_hours <= 36.0
+    assert "amd-interlagos" not in y.genomes_by_node  # 45 h of compute alone: never within 36 h
+    choices = {("node", "amd-interlagos", 2015): 2, ("node", "haswell", 2015): 13,
+               ("node", "ivy-bridge", 2015): 10, ("storage", "flash-gss", 2015): 3,
+               ("storage", "ddn-sfa12k", 2015): 2}
+    for p in res.purchases:
+        key = ("node", p.node_type, p.year) if p.node_type else ("storage", p.storage_system, p.year)
+        assert p.count < choices[key]
+    assert res.npv_usd == pytest.approx(_enumerate(design, catalog, choices), rel=1e-9)

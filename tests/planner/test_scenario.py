@@ -48,7 +48,7 @@ def test_all_errors_collected() -> None:
     errs = exc.value.errors
     assert "purchases[5].year: 2030 outside the horizon 2014..2019" in errs
     assert "purchases[5].storage_system: unknown storage system 'netapp'" in errs
-    assert "purchases[5].count: must be >= 0, got -1" in errs
+    assert "purchases[5].count: must be > 0, got -1" in errs
     assert "demand[1].core_hours: expected a number, got 'lots'" in errs
     assert "constraints.utilisation_target: must be <= 1, got 1.5" in errs
     assert "costs.colour: unknown field" in errs
@@ -80,3 +80,56 @@ def test_flash_tb_rounds_up_to_units() -> None:
     data["purchases"][1] = {"year": 2014, "flash_tb": 150}  # 7.5 units of 20 TB -> 8
     ev = evaluate_scenario(data)
     assert ev.year(2014).flash_tb == 160
+
+
+def test_yaml_and_json_syntax_errors_are_one_line_with_file_line_and_column(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nhorizon: {start_year: 2014, end_year: 2019\ndemand: []\n")
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(bad)
+    (msg,) = exc.value.errors
+    assert msg.startswith(f"{bad}:") and ": YAML syntax error: " in msg and "\n" not in msg
+    line, col = msg[len(str(bad)) + 1:].split(":")[:2]
+    assert int(line) >= 2 and int(col) >= 1
+    js = tmp_path / "bad.json"
+    js.write_text('{"name": "x",\n "horizon": }')
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(js)
+    assert exc.value.errors == [f"{js}:2:13: JSON syntax error: Expecting value"]
+
+
+def test_a_missing_demand_field_is_an_error_unless_that_check_is_off() -> None:
+    data = _data()
+    del data["demand"][2]["files"]
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(data)
+    assert "demand[2].files: required (or turn the check off: constraints.off: [files])" in exc.value.errors
+    data["constraints"]["off"] = ["files"]
+    ev = evaluate_scenario(data)
+    assert not any(c.name == "metadata_files" for y in ev.years for c in y.checks)
+
+
+def test_zero_or_negative_counts_are_rejected_with_their_path() -> None:
+    data = _data()
+    data["purchases"][0]["count"] = 0
+    data["existing"][0]["count"] = -3
+    data["purchases"][1] = {"year": 2014, "flash_tb": 0}
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(data)
+    assert "purchases[0].count: must be > 0, got 0" in exc.value.errors
+    assert "existing[0].count: must be > 0, got -3" in exc.value.errors
+    assert "purchases[1].flash_tb: must be > 0, got 0" in exc.value.errors
+
+
+def test_turnaround_and_storage_utilisation_are_optional_keys() -> None:
+    data = _data()
+    data["constraints"].pop("turnaround_hours", None)
+    data["constraints"]["storage_utilisation_max"] = 0.5
+    sc = load_scenario(data)
+    assert sc.design.turnaround_hours is None and sc.design.storage_utilisation_max == 0.5
+    data["constraints"]["storage_utilisation_max"] = 1.5
+    data["constraints"]["turnaround_hours"] = -1
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(data)
+    assert "constraints.storage_utilisation_max: must be <= 0.99, got 1.5" in exc.value.errors
+    assert "constraints.turnaround_hours: must be >= 0.01, got -1" in exc.value.errors

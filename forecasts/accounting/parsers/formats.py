@@ -145,14 +145,38 @@ def detect_format(head: bytes) -> str | None:
     if len(lines) > 1 and len(data) >= SNIFF_BYTES:
         lines.pop()  # the last line is probably cut
     grid: str | None = None
+    found: str | None = None
     for line in lines[:2000]:
         kind = _classify(line)
         if kind is None or (grid is not None and kind not in ("sge", "uge")):
             continue
         if kind in ("sge", "uge"):
             if kind == "uge":
-                return "uge"
+                found = "uge"
+                break
             grid = "sge"
             continue
-        return kind
-    return grid
+        found = kind
+        break
+    found = found or grid
+    return found if found and _most_lines_are(found, lines) else None
+
+
+SNIFF_CHECK_LINES = 50  # the first lines that must mostly parse as the guessed format
+
+
+def _most_lines_are(fmt: str, lines: list[bytes]) -> bool:
+    """Whether most of the first non-blank, non-comment lines read as ``fmt`` (one line that
+    happens to look like a format, e.g. a ';' in random bytes read as an SWF header, is not enough)."""
+    family = {"sge": ("sge", "uge"), "uge": ("sge", "uge")}.get(fmt, (fmt,))
+    checked = [ln for ln in (ln.strip() for ln in lines[:2000]) if ln and not ln.startswith(b"#")][:SNIFF_CHECK_LINES]
+    if not checked:
+        return False
+    header = next((ln for ln in checked if fmt == "slurm" and _SLURM_HEADER_RE.match(ln)), None)
+
+    def reads(line: bytes) -> bool:
+        if _classify(line) in family:
+            return True  # a sacct header names its own fields: its rows have as many
+        return header is not None and line.count(b"|") == header.count(b"|")
+
+    return sum(1 for ln in checked if reads(ln)) * 2 > len(checked)

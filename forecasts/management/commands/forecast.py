@@ -9,8 +9,14 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from forecasts.demand.growth import ALL_FAMILIES
-from forecasts.demand.series import METRICS, SeriesError, forecast_fit_create, spec_from_names
+from forecasts.demand.series import (
+    DEFAULT_ORIGINS,
+    FAMILY_CHOICES,
+    METRICS,
+    SeriesError,
+    forecast_fit_create,
+    spec_from_names,
+)
 
 
 def _month(text: str) -> date:
@@ -21,9 +27,10 @@ def _month(text: str) -> date:
 
 
 class Command(BaseCommand):
-    help = ("Fit the growth families to a monthly usage series, choose one by rolling-origin backtest and "
-            "AICc, and store the fit. Prints the chosen model, parameters, backtest errors and yearly "
-            "median/p10/p90; last stdout line: JSON.")
+    help = ("Forecast a monthly usage series with the combined engine forecast (members backtested at the "
+            "asked horizon, calibrated intervals; a month the logs end inside is left out) and store the fit. "
+            "Prints the method, backtest errors and yearly median/p10/p90 (part years marked); last stdout "
+            "line: JSON.")
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--cluster", default=None, help="cluster name (default: all clusters)")
@@ -33,10 +40,12 @@ class Command(BaseCommand):
                             help="fit everything except this department (trend part of a combined projection)")
         parser.add_argument("--horizon-months", type=int, default=36)
         parser.add_argument("--through", default=None, help="use history up to this month (YYYY-MM)")
-        parser.add_argument("--family", default=None, choices=ALL_FAMILIES, help="override the chosen family")
+        parser.add_argument("--family", default=None, choices=FAMILY_CHOICES,
+                            help="pin one model (an engine member or a growth curve) instead of the combination")
         parser.add_argument("--log", action="store_true", default=None, help="force the log scale")
         parser.add_argument("--no-log", dest="log", action="store_false", help="forbid the log scale")
-        parser.add_argument("--backtest", type=int, default=12, help="rolling origins (default 12)")
+        parser.add_argument("--backtest", type=int, default=DEFAULT_ORIGINS,
+                            help=f"rolling origins (default {DEFAULT_ORIGINS})")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--json", action="store_true", help="print only the JSON summary")
 
@@ -59,6 +68,12 @@ class Command(BaseCommand):
             self.stdout.write(f"{fit.series_label}: {fit.family} ({fit.reason})")
             self.stdout.write(f"  backtest MASE {e['mase']}, sMAPE {e['smape']}, 80% coverage {e['coverage80']}")
             for y in fit.yearly:
+                part = "" if y.get("complete", True) else (
+                    f"  (part year: {y['periods_observed'] + y['periods_forecast']} of 12 months)")
                 self.stdout.write(f"  {y['year']}: median {y['median']:,.0f}  p10 {y['p10']:,.0f}  "
-                                  f"p90 {y['p90']:,.0f}  {fit.units}")
+                                  f"p90 {y['p90']:,.0f}  {fit.units}{part}")
+            partial = (fit.result or {}).get("partial_period")
+            if partial:
+                self.stdout.write(f"  {partial['month'][:7]} left out: the logs end {partial['logs_end'][:10]} "
+                                  "inside it")
         self.stdout.write(json.dumps(summary))

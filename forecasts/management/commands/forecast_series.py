@@ -10,14 +10,15 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from forecasts.demand.external import ExternalSeriesError, external_series_create, forecast_rows, parse_csv
-from forecasts.demand.growth import ALL_FAMILIES, series_from_points
-from forecasts.demand.series import SeriesError, external_fit_create, run_forecast
+from forecasts.demand.growth import series_from_points
+from forecasts.demand.series import DEFAULT_ORIGINS, FAMILY_CHOICES, SeriesError, external_fit_create, run_forecast
 
 
 class Command(BaseCommand):
-    help = ("Forecast any series from a CSV (date or period, value): chosen model and why, per future step "
-            "the median and 80%/95% bounds in the series' units, and with --backtest K the rolling-origin "
-            "MASE, sMAPE and 80% coverage. --save NAME also stores the series and the fit.")
+    help = ("Forecast any series from a CSV (date or period, value) with the combined engine forecast: per "
+            "future step the median and calibrated 80%/95% bounds in the series' units, each member with its "
+            "rolling-origin backtest MASE, sMAPE and weight (--backtest K origins at the asked horizon). "
+            "--family pins one model; --save NAME also stores the series and the fit.")
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("path", type=Path)
@@ -25,9 +26,12 @@ class Command(BaseCommand):
         parser.add_argument("--horizon", type=int, required=True, help="future periods")
         parser.add_argument("--log", action="store_true", default=None, help="force the log transform")
         parser.add_argument("--no-log", dest="log", action="store_false", help="forbid the log transform")
-        parser.add_argument("--backtest", type=int, default=12, metavar="K",
-                            help="rolling-origin backtest over the last K origins (default 12)")
-        parser.add_argument("--family", default=None, choices=ALL_FAMILIES, help="override the chosen family")
+        parser.add_argument("--backtest", type=int, default=DEFAULT_ORIGINS, metavar="K",
+                            help=f"rolling-origin backtest over the last K origins (default {DEFAULT_ORIGINS})")
+        parser.add_argument("--family", default=None, choices=FAMILY_CHOICES,
+                            help="pin one model (an engine member or a growth curve) instead of the combination")
+        parser.add_argument("--growth-rate", type=float, default=None, metavar="PCT",
+                            help="for a history too short to forecast: project at PCT %% per year instead")
         parser.add_argument("--aggregate", default="mean", choices=["sum", "mean", "last"],
                             help="how periods make a calendar year (default mean: prices, rates)")
         parser.add_argument("--units", default="", help="the series' units, e.g. USD/TB")
@@ -58,7 +62,7 @@ class Command(BaseCommand):
                 result, seconds = run_forecast(
                     list(values), start=start, frequency=o["frequency"], horizon=o["horizon"],
                     aggregate=o["aggregate"], family=o["family"], log=o["log"], backtest_origins=o["backtest"],
-                    seed=o["seed"],
+                    seed=o["seed"], growth_rate=o["growth_rate"],
                 )
                 fit_id = None
         except (ExternalSeriesError, SeriesError) as exc:
@@ -87,9 +91,16 @@ class Command(BaseCommand):
                 "coverage80": chosen["coverage80"],
             },
             "families": [
-                {k: f[k] for k in ("family", "aicc", "mase", "smape", "coverage80", "n_params")}
+                {k: f.get(k) for k in ("family", "aicc", "mase", "smape", "coverage80", "n_params", "weight", "rank")}
                 for f in result["fits"]
             ],
+            "method": (result.get("engine") or {}).get("method", result["reason"]),
+            "members": [
+                {k: f.get(k) for k in ("family", "mase", "smape", "weight", "rank", "message")}
+                for f in result["fits"] if f["family"] != "combined"
+            ],
+            "intervals": "conformal: calibrated on the backtest errors of the forecast itself, per step"
+            if result.get("engine") else "entered growth rate: no interval",
             "forecast": forecast_rows(result),
             "fit": fit_id,
             "seconds": round(seconds, 3),

@@ -56,3 +56,7 @@ class Command(BaseCommand):
         except DatabaseError as exc:
             raise CommandError(f"database error: {str(exc).strip().splitlines()[0]}") from exc
         self.stdout.write(json.dumps(run.summary()))
+        if run.status == IngestRun.Status.NOTHING_LOADED:  # every record refused: say where and why, exit 1
+            first = run.rejections.select_related("file").order_by("file__position", "line").first()
+            where = f"{first.file.name}, line {first.line}: {first.reason}; " if first else ""
+            raise CommandError(f"{where}{run.error}")

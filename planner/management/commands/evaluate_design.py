@@ -1,4 +1,4 @@
-"""python manage.py evaluate_design SCENARIO [--json] [--save]"""
+"""python manage.py evaluate_design SCENARIO [--json] [--save] [--paths N]"""
 
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ class Command(BaseCommand):
         parser.add_argument("scenario", type=Path)
         parser.add_argument("--json", action="store_true", help="print the full evaluation as the JSON line")
         parser.add_argument("--save", action="store_true", help="store as a design (shown under /designs/)")
+        parser.add_argument("--paths", type=int, default=None, metavar="N",
+                            help="judge the design on N joint demand paths (the scenario's uncertainty: block): "
+                                 "the probability each constraint holds each year")
 
     def handle(self, *args: Any, **options: Any) -> None:
         path: Path = options["scenario"]
@@ -69,6 +72,26 @@ class Command(BaseCommand):
             except (ScenarioError, CatalogImportError) as exc:
                 raise CommandError(f"{path}: cannot save against the database catalog: {exc}") from exc
             summary |= {"design_id": design.pk, "evaluation_id": stored.pk, "url": f"/designs/{design.pk}/"}
+        if options["paths"] is not None:
+            summary["chance"] = _chance(sc, options["paths"], path)
         if options["json"]:
             summary["evaluation"] = ev.to_dict()
         self.stdout.write(json.dumps(summary, allow_nan=False))
+
+
+def _chance(sc: Any, n_paths: int, path: Path) -> dict[str, Any]:
+    from forecasts.demand.paths import PathsError
+    from planner.designs.confidence import chance_of, scenario_paths
+    from planner.designs.services_paths import stored_paths_resolver
+
+    if not 1 <= n_paths <= 20_000:
+        raise CommandError("--paths: a whole number from 1 to 20,000")
+    try:
+        demand, _ = scenario_paths(sc, n_paths=n_paths, resolver=stored_paths_resolver)
+    except PathsError as exc:
+        raise CommandError(f"{path}: {exc}") from exc
+    report = chance_of(sc.design, sc.catalog, demand)
+    for y in report.years:
+        parts = ", ".join(f"{c.constraint} {c.probability:.0%}" for c in y.constraints)
+        print(f"  {y.year}: P(all constraints hold) {y.all_constraints:.1%} ({parts})", file=sys.stderr)
+    return report.to_dict()

@@ -24,7 +24,8 @@ class Command(BaseCommand):
     help = "Set up and serve the product with demo data on 127.0.0.1:8000 (what `make run` calls)."
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("--addr", default="127.0.0.1:8000")
+        parser.add_argument("--addr", default="127.0.0.1:8000", metavar="HOST:PORT",
+                            help="where the web server listens (default 127.0.0.1:8000; `make run ADDR=...`)")
         parser.add_argument("--no-demo", action="store_true", help="do not load the demo institution")
 
     def handle(self, *args: Any, **options: Any) -> None:
