@@ -289,8 +289,13 @@ def design_growth(design: Any, cluster: Cluster, base_year: int, year: int) -> G
 
 def run_replay(*, cluster: str, start: str | None = None, end: str | None = None, processors: int | None = None,
                design: Any = None, year: int | None = None, policy: str = "easy", mode: str = "pool",
-               load_scale: float = 1.0, progress: Any = None) -> dict[str, Any]:
-    """Replay a cluster's jobs on a machine; returns the JSON summary (the command's last line)."""
+               load_scale: float = 1.0, progress: Any = None,
+               queue_priority: list[str] | None = None) -> dict[str, Any]:
+    """Replay a cluster's jobs on a machine; returns the JSON summary (the command's last line).
+
+    ``queue_priority`` names the cluster's queues from the most to the least urgent: waiting jobs
+    are then kept in (priority, submit) order (queues not named come last, in one FCFS class).
+    """
     if policy not in POLICIES:
         raise ReplayError(f"policy {policy!r}: expected one of {', '.join(POLICIES)}")
     if mode not in MODES:
@@ -312,13 +317,23 @@ def run_replay(*, cluster: str, start: str | None = None, end: str | None = None
     jobs = load_jobs(c, t0, t1)
     if len(jobs.workload) == 0:
         raise ReplayError(f"cluster {c.name!r} has no jobs submitted from {t0} to {t1} (exclusive)")
+    priority = None
+    if queue_priority:
+        ids = {name: i for i, name in jobs.queue_names.items()}
+        unknown = [q for q in queue_priority if q not in ids]
+        if unknown:
+            raise ReplayError(f"--queue-priority: no queue {unknown[0]!r} in {c.name}'s jobs of the period "
+                              f"(queues: {', '.join(sorted(n for i, n in jobs.queue_names.items() if i >= 0))})")
+        priority = [ids[q] for q in queue_priority]
     try:
-        result = replay(jobs.workload, machine, policy, load_scale=load_scale, progress=progress)
+        result = replay(jobs.workload, machine, policy, load_scale=load_scale, progress=progress,
+                        queue_priority=priority)
     except ReplayInputError as exc:
         raise ReplayError(str(exc)) from None
     summary = jobs.summarise(result).as_dict()
     return {"cluster": c.name, "period": [t0.isoformat(), t1.isoformat()],
-            "design": design.pk if design is not None else None, "year": year} | summary
+            "design": design.pk if design is not None else None, "year": year,
+            "queue_priority": list(queue_priority or [])} | summary
 
 
 # ---- a design's queue waits, every year (the task) ---------------------------------------------------

@@ -41,6 +41,9 @@ class Command(BaseCommand):
         parser.add_argument("--load-scale", type=float, default=1.0,
                             help="arrival rate x F (inter-arrival times / F; docs/replay.md)")
         parser.add_argument("--json", action="store_true", help="the full summary with breakdowns as the JSON line")
+        parser.add_argument("--queue-priority", metavar="Q1,Q2,...",
+                            help="the cluster's queues from most to least urgent: waiting jobs are ordered by "
+                                 "(priority, submit); queues not named come last (default: one FCFS queue)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         design = None
@@ -58,7 +61,9 @@ class Command(BaseCommand):
         try:
             summary = run_replay(cluster=options["cluster"], start=options["start"], end=options["end"],
                                  processors=options["processors"], design=design, year=options["year"],
-                                 policy=options["policy"], mode=mode, load_scale=options["load_scale"])
+                                 policy=options["policy"], mode=mode, load_scale=options["load_scale"],
+                                 queue_priority=[q.strip() for q in (options["queue_priority"] or "").split(",")
+                                                 if q.strip()] or None)
         except ReplayError as exc:
             raise CommandError(str(exc)) from None
         err = sys.stderr

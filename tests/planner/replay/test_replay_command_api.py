@@ -127,3 +127,20 @@ def test_department_viewers_and_strangers_cannot_replay(client: Any, genomics_vi
     from planner.models import BackgroundJob
 
     assert not BackgroundJob.objects.filter(kind="replay_design").exists()
+
+
+def test_a_queue_named_first_waits_less_than_when_it_is_named_last(tmp_path: Path) -> None:
+    load_cluster(tmp_path)
+    base = ("--cluster", CLUSTER, "--start", "2023-03", "--end", "2023-05", "--processors", "64", "--load-scale", "8",
+            "--policy", "fcfs", "--json")  # saturated, no backfilling: the order of the queue decides
+    plain = run_command(*base)
+    queues = sorted((s["jobs"], q) for q, s in plain["by_queue"].items() if s["jobs"] > 0)
+    assert len(queues) >= 2 and plain["mean_wait"] > 3600, plain
+    first, last = queues[-2][1], queues[-1][1]  # the two busiest queues
+    urgent = run_command(*base, "--queue-priority", f"{first},{last}")
+    demoted = run_command(*base, "--queue-priority", f"{last},{first}")
+    assert urgent["queue_priority"] == [first, last]
+    assert urgent["by_queue"][first]["mean_wait"] < demoted["by_queue"][first]["mean_wait"]
+    assert urgent["jobs_simulated"] == demoted["jobs_simulated"] == plain["jobs_simulated"]
+    with pytest.raises(CommandError, match="no queue 'nope'"):
+        run_command(*base, "--queue-priority", "nope")
