@@ -22,8 +22,11 @@ $(STAMP): requirements.lock
 run: $(STAMP)
 	DEBUG=1 $(BIN)/python manage.py run_local --addr $(ADDR)
 
+# Two pytest-xdist workers, whole files per worker (each has its own test database, Celery queue,
+# worker and browser); PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile) $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
