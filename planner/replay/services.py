@@ -179,7 +179,8 @@ def _copy_rows(cur: Any, sql: str, params: dict[str, Any]) -> list[list[np.ndarr
             raise ReplayError("the jobs query ended inside a row")
         parts, size = [rest], len(rest)
 
-    with cur.copy(f"COPY ({sql}) TO STDOUT (FORMAT BINARY)", params) as copy:
+    raw = getattr(cur, "cursor", cur)  # psycopg's own cursor: Django's DEBUG wrapper takes no COPY params
+    with raw.copy(f"COPY ({sql}) TO STDOUT (FORMAT BINARY)", params) as copy:
         for chunk in copy:
             parts.append(bytes(chunk))
             size += len(chunk)

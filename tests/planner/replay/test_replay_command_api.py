@@ -144,3 +144,16 @@ def test_a_queue_named_first_waits_less_than_when_it_is_named_last(tmp_path: Pat
     assert urgent["jobs_simulated"] == demoted["jobs_simulated"] == plain["jobs_simulated"]
     with pytest.raises(CommandError, match="no queue 'nope'"):
         run_command(*base, "--queue-priority", "nope")
+
+
+def test_the_replay_reads_jobs_under_djangos_debug_cursor_too(tmp_path: Path) -> None:
+    """`make run` serves with DEBUG on, where Django wraps cursors (the demo replays through it)."""
+    from django.db import connection
+
+    load_cluster(tmp_path)
+    connection.force_debug_cursor = True
+    try:
+        out = run_command("--cluster", CLUSTER, "--start", "2023-03", "--end", "2023-05", "--processors", "64")
+    finally:
+        connection.force_debug_cursor = False
+    assert out["jobs_simulated"] > 0
