@@ -31,8 +31,12 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         say = lambda msg: self.stderr.write(msg)  # noqa: E731
         started = time.monotonic()
-        call_command("migrate", interactive=False, verbosity=0)
-        credentials = {} if options["no_demo"] else load_demo(say)
+        try:
+            call_command("migrate", interactive=False, verbosity=0)
+            credentials = {} if options["no_demo"] else load_demo(say)
+        except BaseException:  # a failed set-up (or Ctrl-C during it) leaves no database running
+            self._stop_database()
+            raise
         env = {**os.environ, "DEBUG": os.environ.get("DEBUG", "1"), "PYTHONUNBUFFERED": "1"}
         children = [
             subprocess.Popen(
@@ -74,11 +78,14 @@ class Command(BaseCommand):
                     child.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     child.kill()
-            if settings.EMBEDDED_DATABASE:
-                from django.db import connections
-
-                connections.close_all()
-                from planner.embedded import stop_postgres
-
-                stop_postgres(settings.DATA_DIR)
+            self._stop_database()
             self.stderr.write("Stopped web server, worker and database.")
+
+    def _stop_database(self) -> None:
+        if settings.EMBEDDED_DATABASE:
+            from django.db import connections
+
+            connections.close_all()
+            from planner.embedded import stop_postgres
+
+            stop_postgres(settings.DATA_DIR)
