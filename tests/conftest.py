@@ -140,3 +140,22 @@ def page_as(browser: Any, live_server: Any) -> Iterator[Any]:
     yield open_as
     for context in contexts:
         context.close()
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: Any) -> Iterator[Any]:
+    """The site with one row of every kind (tests/planner/access/world.py), built once per module
+    inside a transaction rolled back at its end, so other test modules never see it."""
+    from django.db import transaction
+
+    from tests.planner.access.world import build_world
+
+    tmp: Path = tmp_path_factory.mktemp("world")
+    with django_db_blocker.unblock():
+        atomic = transaction.atomic()
+        atomic.__enter__()
+        try:
+            yield build_world(tmp)
+        finally:
+            transaction.set_rollback(True)
+            atomic.__exit__(None, None, None)

@@ -10,8 +10,6 @@ one request with its ids replaced by an id too large for the database.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,24 +29,6 @@ BAD_VALUES = {
 }
 ROLES = ("admin", "planner", "finance", "viewer")
 HUGE_ID = 99999999999999999999  # past PostgreSQL's bigint
-
-
-@pytest.fixture(scope="module")
-def world(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: Any) -> Iterator[Any]:
-    """One row of every kind (tests/planner/access/world.py), rolled back after this module."""
-    from django.db import transaction
-
-    from tests.planner.access.world import build_world
-
-    tmp: Path = tmp_path_factory.mktemp("world")
-    with django_db_blocker.unblock():
-        atomic = transaction.atomic()
-        atomic.__enter__()
-        try:
-            yield build_world(tmp)
-        finally:
-            transaction.set_rollback(True)
-            atomic.__exit__(None, None, None)
 
 
 def _swept(world: Any) -> list[Route]:
