@@ -221,6 +221,8 @@ OIDC_USERNAME_CLAIM = env_str("OIDC_USERNAME_CLAIM", "preferred_username")
 OIDC_LOGIN_LABEL = env_str("OIDC_LOGIN_LABEL", "Sign in with your institution")
 OIDC_STORE_ID_TOKEN = True  # the id_token_hint for the provider's logout
 OIDC_OP_LOGOUT_URL_METHOD = "planner.access.oidc.provider_logout_url"
+# where the provider sends the browser after its logout; unset: this site's login page; "": none
+OIDC_POST_LOGOUT_REDIRECT_URI = os.environ.get("OIDC_POST_LOGOUT_REDIRECT_URI")
 OIDC_USE_PKCE = True
 LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
 
@@ -249,10 +251,39 @@ if LDAP_ENABLED:
     AUTH_LDAP_ALWAYS_UPDATE_USER = True
     AUTH_LDAP_CACHE_TIMEOUT = 0  # groups are read at every login: a removed member loses the role at once
 
+# SAML 2.0 (djangosaml2 + pysaml2; needs Debian's xmlsec1): the service provider's configuration is
+# built per request by planner.access.saml.config_loader from these; routes under /accounts/login/saml2/.
+SAML_ENABLED = env_bool("SAML_ENABLED", False)
+SAML_IDP_METADATA_URL = env_str("SAML_IDP_METADATA_URL")  # or a file: SAML_IDP_METADATA_FILE
+SAML_IDP_METADATA_FILE = env_str("SAML_IDP_METADATA_FILE")
+SAML_IDP_CERT_FILE = env_str("SAML_IDP_CERT_FILE")  # optional: check the fetched metadata's signature
+SAML_SP_BASE_URL = env_str("SAML_SP_BASE_URL")  # https://planner.example.org; default: the request's host
+SAML_SP_ENTITY_ID = env_str("SAML_SP_ENTITY_ID")  # default: the metadata URL
+SAML_SP_KEY_FILE = env_str("SAML_SP_KEY_FILE")  # signs requests and decrypts assertions
+SAML_SP_CERT_FILE = env_str("SAML_SP_CERT_FILE")
+SAML_WANT_RESPONSE_SIGNED = env_bool("SAML_WANT_RESPONSE_SIGNED", False)  # assertions must be signed always
+SAML_USERNAME_ATTRIBUTE = env_str("SAML_USERNAME_ATTRIBUTE", "uid")
+SAML_EMAIL_ATTRIBUTE = env_str("SAML_EMAIL_ATTRIBUTE", "mail")
+SAML_GROUPS_ATTRIBUTE = env_str("SAML_GROUPS_ATTRIBUTE", "isMemberOf")  # eduPerson; as the IdP names it
+SAML_LOGIN_LABEL = env_str("SAML_LOGIN_LABEL", "Sign in with your institution (SAML)")
+SAML_METADATA_REFRESH = env_int("SAML_METADATA_REFRESH", 3600)  # seconds a loaded IdP metadata is kept
+SAML_XMLSEC_BINARY = env_str("SAML_XMLSEC_BINARY")  # default: xmlsec1 on PATH
+SAML_CONFIG_LOADER = "planner.access.saml.config_loader"
+SAML_ACS_FAILURE_RESPONSE_FUNCTION = "planner.access.saml.acs_failure"
+SAML_DEFAULT_BINDING = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"  # no auto-submitting form (CSP)
+SAML_LOGOUT_REQUEST_PREFERRED_BINDING = None  # the config's preferred_binding picks one the IdP supports
+SAML_CSP_HANDLER = ""  # form-action stays 'self': the IdP is reached by redirects
+SAML_CREATE_UNKNOWN_USER = True
+INSTALLED_APPS.append("djangosaml2")  # its error templates
+import logging as _logging  # noqa: E402
+
+_logging.getLogger("xmlschema").setLevel(_logging.WARNING)  # pysaml2's schema loader: "already loaded" at INFO
+
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses locked-out accounts and addresses
     *(["planner.access.backends.OIDCBackend"] if OIDC_ENABLED else []),
     *(["planner.access.ldap_backend.PlannerLDAPBackend"] if LDAP_ENABLED else []),
+    *(["planner.access.saml_backend.PlannerSaml2Backend"] if SAML_ENABLED else []),
     "django.contrib.auth.backends.ModelBackend",
 ]
 
@@ -289,6 +320,11 @@ if OIDC_ENABLED and OIDC_OP_LOGOUT_ENDPOINT:
 
     _op = _urlsplit(OIDC_OP_LOGOUT_ENDPOINT)
     _CSP_FORM_ACTION.append(f"{_op.scheme}://{_op.netloc}")  # logging out redirects to the provider
+if SAML_ENABLED and SAML_IDP_METADATA_URL:  # single logout redirects to the IdP (its metadata's host)
+    from urllib.parse import urlsplit as _urlsplit
+
+    _idp = _urlsplit(SAML_IDP_METADATA_URL)
+    _CSP_FORM_ACTION.append(f"{_idp.scheme}://{_idp.netloc}")
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],

@@ -1,5 +1,4 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
@@ -28,7 +27,7 @@ urlpatterns = [
     path("", views.dashboard, name="dashboard"),
     path("healthz", views.healthz, name="healthz"),
     path("accounts/login/", access_views.SignInView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/logout/", access_views.SignOutView.as_view(), name="logout"),  # and at the IdP (OIDC, SAML)
     path("admin/", admin.site.urls),
     path("jobs/<int:pk>/", views.job_page, name="job"),
     path("jobs/<int:pk>.json", views.job_status_json, name="job-json"),
@@ -45,6 +44,7 @@ urlpatterns = [
     path("access/", include("planner.access.urls")),
     path("audit/", include("planner.audit.urls")),
     path("oidc/", include("planner.access.oidc")),
+    path("accounts/login/saml2/", include("planner.access.saml")),  # open to the IdP (middleware prefix)
     path("replay/", include("planner.replay.urls")),
     path("<slug:slug>/", views.area, name="area"),
 ]

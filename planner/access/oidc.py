@@ -39,6 +39,11 @@ def provider_logout_url(request: HttpRequest) -> str:
     id_token = request.session.get("oidc_id_token")
     if id_token:
         params["id_token_hint"] = id_token
+    back = settings.OIDC_POST_LOGOUT_REDIRECT_URI
+    if back is None:  # default: back to this site's login page (register it at the provider)
+        back = request.build_absolute_uri(resolve_url(settings.LOGOUT_REDIRECT_URL))
+    if back:
+        params["post_logout_redirect_uri"] = back
     return f"{end}?{urlencode(params)}"
 
 

@@ -7,12 +7,13 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.views import LoginView
-from django.http import HttpRequest, HttpResponse
+from django.contrib.auth import BACKEND_SESSION_KEY, logout
+from django.contrib.auth.views import LoginView, LogoutView
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from planner.access import rules
+from planner.access import oidc, rules, saml
 from planner.access.models import ApiToken, GroupMapping
 from planner.access.selectors import effective_access, effective_access_all
 from planner.access.services import MAX_TOKEN_DAYS, mappings_import, token_create, token_revoke
@@ -26,13 +27,30 @@ EXAMPLE_YAML = """mappings:
 
 
 class SignInView(LoginView):
-    """The login page: local accounts and LDAP (one form), and the OIDC button when it is on."""
+    """The login page: local accounts and LDAP (one form), and the OIDC and SAML buttons when they are on."""
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context.update({"oidc_enabled": settings.OIDC_ENABLED, "oidc_label": settings.OIDC_LOGIN_LABEL,
+                        "saml_enabled": settings.SAML_ENABLED, "saml_label": settings.SAML_LOGIN_LABEL,
                         "ldap_enabled": settings.LDAP_ENABLED, "sso_failed": self.request.GET.get("sso") == "failed"})
         return context
+
+
+class SignOutView(LogoutView):
+    """The navigation's "Log out": ends the session here and, when the session came from a sign-on whose
+    provider can end its own (OIDC with OIDC_OP_LOGOUT_ENDPOINT, SAML single logout), there too, so the
+    next visit to the sign-on button asks for the password again."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        backend = request.session.get(BACKEND_SESSION_KEY, "").rsplit(".", 1)[-1]
+        if settings.SAML_ENABLED and backend == "PlannerSaml2Backend":
+            return saml.single_logout(request)
+        if settings.OIDC_ENABLED and settings.OIDC_OP_LOGOUT_ENDPOINT and backend == "OIDCBackend":
+            url = oidc.provider_logout_url(request)  # before the session (and its ID token) is gone
+            logout(request)
+            return HttpResponseRedirect(url)
+        return super().post(request, *args, **kwargs)
 
 
 class MappingImportForm(forms.Form):

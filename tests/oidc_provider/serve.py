@@ -35,6 +35,7 @@ def main(argv: list[str]) -> None:
         set_groups(argv[1], [g for g in argv[2].split(",") if g])
         return
     port, client_id, secret, redirect, users = argv[1:6]
+    after_logout = redirect.split("/oidc/", 1)[0] + "/accounts/login/"  # the product's post-logout page
     call_command("migrate", verbosity=0)
     from django.contrib.auth.models import User
     from oauth2_provider.models import Application
@@ -45,7 +46,7 @@ def main(argv: list[str]) -> None:
     Application.objects.create(name="capacity planner", client_id=client_id, client_secret=secret,
                                client_type=Application.CLIENT_CONFIDENTIAL,
                                authorization_grant_type=Application.GRANT_AUTHORIZATION_CODE,
-                               redirect_uris=redirect, post_logout_redirect_uris=redirect,
+                               redirect_uris=redirect, post_logout_redirect_uris=f"{redirect} {after_logout}",
                                skip_authorization=True, algorithm=Application.RS256_ALGORITHM)
     from django.core.servers.basehttp import WSGIServer, run
     from django.core.wsgi import get_wsgi_application

@@ -1,11 +1,13 @@
 """OpenID Connect sign-on against a real provider (django-oauth-toolkit in a second process on
-127.0.0.1): login, the group claim to a role, logout, and a group removed at the provider taking
-the role away at the next login."""
+127.0.0.1): login, the group claim to a role, logout (here, and at the provider's end-session endpoint),
+and a group removed at the provider taking the role away at the next login."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -132,6 +134,36 @@ def test_sign_on_maps_the_group_claim_to_a_role_and_a_removed_group_loses_it(
     assert session.get(f"{live_server.url}/api/v1/me/", timeout=10).json()["role"] is None
     assert session.get(f"{live_server.url}/designs/", timeout=10).status_code == 403
     assert User.objects.get(username="alice").sign_on.reasons == ["no group of this user is mapped to a role"]
+
+
+def test_logging_out_ends_the_session_here_and_at_the_providers_end_session_endpoint(
+        transactional_db: Any, live_server: Any, provider: Provider, oidc_on: None) -> None:
+    from urllib.parse import parse_qs, urlsplit
+
+    end = requests.get(f"{provider.url}/o/.well-known/openid-configuration", timeout=10).json()["end_session_endpoint"]
+    with override_settings(OIDC_OP_LOGOUT_ENDPOINT=end):
+        session = requests.Session()
+        _sign_in(session, live_server.url, provider, password="alice-pw")
+        assert session.get(f"{live_server.url}/api/v1/me/", timeout=10).status_code == 200
+        # the navigation's "Log out" ends the session here and sends the browser to the provider
+        out = session.post(f"{live_server.url}/accounts/logout/", timeout=10, allow_redirects=False,
+                           headers={"X-CSRFToken": session.cookies.get("csrftoken") or ""})
+        assert out.status_code == 302 and out.headers["Location"].startswith(f"{end}?"), out.headers.get("Location")
+        query = parse_qs(urlsplit(out.headers["Location"]).query)
+        assert query["client_id"] == [CLIENT_ID] and query["id_token_hint"][0].count(".") == 2
+        assert query["post_logout_redirect_uri"] == [f"{live_server.url}/accounts/login/"]
+        assert session.get(f"{live_server.url}/api/v1/me/", timeout=10).status_code in (401, 403)
+        # the provider asks alice to confirm (django-oauth-toolkit does, as the spec says an OP should), ends
+        # its own session and sends the browser back to the login page
+        confirm = session.get(out.headers["Location"], timeout=10)
+        assert "Confirm Logout" in confirm.text, confirm.text[:2000]
+        fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', confirm.text))
+        back = session.post(confirm.url, data={**{k: html.unescape(v) for k, v in fields.items()}, "allow": "Logout"},
+                            timeout=10)
+        assert back.status_code == 200 and back.url == f"{live_server.url}/accounts/login/", back.text[:2000]
+        # so the next sign-on asks for the password again instead of signing alice straight back in
+        again = session.get(f"{live_server.url}/oidc/authenticate/", timeout=30)
+        assert again.url.startswith(f"{provider.url}/login/"), again.url
 
 
 def test_a_failed_sign_on_lands_on_the_login_page_saying_so(transactional_db: Any, live_server: Any,

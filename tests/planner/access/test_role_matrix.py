@@ -32,10 +32,12 @@ AUDIT = {"audit", "audit-csv"}
 PLANNER_ACTIONS = {"chargeback-compute", "chargeback-statement-compute"}  # finance reads statements, planners price
 PUBLIC = {"admin:login"}  # the admin site's sign-in form
 OWNER_ONLY = {"access-token-revoke": "viewer"}  # the sample token is the viewer's; anyone else's revoke is a 404
-# Routes that answer this status to a GET without input, or while a switch is off (OIDC), for the
+# Routes that answer this status to a GET without input, or while a switch is off (OIDC, SAML), for the
 # roles allowed to use them.
 NEEDS_INPUT = {"forecast-plan-compare": 404, "api-replay-design": 404, "area": 404, "api-design-chance": 409,
                "oidc_authentication_callback": 404, "oidc_authentication_init": 404, "oidc_logout": 404,
+               "saml2_login": 404, "saml2_acs": 404, "saml2_logout": 404, "saml2_ls": 404, "saml2_ls_post": 404,
+               "saml2_metadata": 404,
                "admin:autocomplete": 403, "admin:view_on_site": 404, "admin:None:(?P<url>.*)$": 404}
 LOGOUTS = {"logout", "admin:logout"}
 
