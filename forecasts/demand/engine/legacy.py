@@ -83,7 +83,8 @@ def legacy_result(fc: EngineForecast, *, history: list[float], start: date, freq
     for m in fc.members:
         fits.append({
             "family": m.name, "params": {"weight": m.weight}, "n_params": 0, "n_obs": fc.n_obs, "aicc": None,
-            "sigma": None, "log": fc.log, "converged": bool(m.median), "message": m.note, "fitted": pad,
+            "sigma": None, "log": fc.log if m.log is None else m.log, "converged": bool(m.median),
+            "message": m.note, "fitted": pad,
             "mase": m.mase, "smape": m.smape, "coverage80": m.coverage80, "backtest_origins": fc.backtest_origins,
             "point_forecast": m.median, "weight": m.weight, "rank": m.rank,
             "p10": m.p10, "p90": m.p90, "p2_5": m.p2_5, "p97_5": m.p97_5,

@@ -162,6 +162,37 @@ class ArimaMember:
 
 
 @dataclass
+class ScaledMember:
+    """A member fitted on ``inner_scale`` (the scale the log rule did not choose) whose forecasts
+    are returned on the series' working scale, so it is scored, trimmed and combined like the
+    others (``core.py``: the scale ensemble).  A window it cannot represent (a value <= 0 to be
+    logged, a forecast <= 0 on a log working scale) gives NaN."""
+
+    name: str
+    inner: Member
+    inner_scale: Scale
+
+    def forecast(self, z: FloatArray, h: int, scale: Scale) -> FloatArray:
+        with np.errstate(all="ignore"):
+            zi = self.inner_scale.forward(scale.back(z))
+            if not np.all(np.isfinite(zi)):
+                return _nan(h)
+            out = scale.forward(self.inner_scale.back(self.inner.forecast(zi, h, self.inner_scale)))
+        return out if out.shape == (h,) and np.all(np.isfinite(out)) else _nan(h)
+
+    def for_backtest(self) -> ScaledMember:
+        return ScaledMember(self.name, self.inner.for_backtest(), self.inner_scale)
+
+
+def other_scale_members(season_length: int, scale: Scale, names: tuple[str, ...]) -> list[Member]:
+    """The members ``names`` fitted on the other scale than ``scale`` (a positive series only),
+    named ``<name>_log`` (other scale: logs) or ``<name>_orig`` (other scale: the original values)."""
+    other = Scale(not scale.log)
+    suffix = "_log" if other.log else "_orig"
+    return [ScaledMember(m.name + suffix, m, other) for m in default_members(season_length, other, True, names)]
+
+
+@dataclass
 class CurveMember:
     """A growth curve (or any model) given as ``fn(y, h) -> h forecasts``, both on the series'
     original scale; e.g. a logistic with the cluster's capacity as its saturation level.  Plug it

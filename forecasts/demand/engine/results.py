@@ -52,6 +52,7 @@ class MemberResult:
     cells: int  # backtest forecasts scored
     rank: int  # 1 = best by backtest MASE
     weight: float  # share in the combination (1/k for each of the k combined, 0 otherwise)
+    log: bool | None = None  # fitted on the log scale (other-scale members differ from the series')
     coverage80: float = math.nan  # backtest errors inside its own calibrated 80% interval
     median: list[float] = field(default_factory=list)
     p10: list[float] = field(default_factory=list)

@@ -12,8 +12,9 @@ from forecasts.demand import bench as bench_growth
 
 
 class Command(BaseCommand):
-    help = ("Speed of the growth models: one 60-month series with every family, 500-path intervals and a "
-            "12-origin backtest, then N such series on W worker processes. Last stdout line: JSON.")
+    help = ("Speed of the forecasting engine: one 60-month series with every member, the rolling-origin "
+            "backtest, calibrated intervals and 1,000 paths, then N such series on W worker processes. "
+            "Last stdout line: JSON.")
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--series", type=int, default=100)

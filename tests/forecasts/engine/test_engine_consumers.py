@@ -77,7 +77,10 @@ def test_forecast_panel_writes_every_series_forecast_and_scores_a_holdout(tmp_pa
     assert len(rows) == 12 and rows[0]["timestamp"] == "2014" and float(rows[0]["p10"]) < float(rows[0]["p90"])
     h = run("forecast_panel", str(path), "--frequency", "A", "--horizon", "4", "--out", str(out), "--holdout", "5",
             "--jobs", "1", "--json")
-    assert set(h["scores"]) == {"combined", "ets", "ets_damped", "theta", "dotm", "rwd"}  # ARIMA when asked
+    base = {"ets", "ets_damped", "theta", "dotm", "rwd"}
+    # every combinable member on both scales (positive series), ARIMA only when asked
+    assert set(h["scores"]) - {"combined"} - base <= {f"{n}_{s}" for n in base for s in ("log", "orig")}
+    assert base | {"combined"} <= set(h["scores"]) and not {"arima", "arima_log", "arima_orig"} & set(h["scores"])
     assert 0 <= h["scores"]["combined"]["coverage80"] <= 1
     with_arima = run("forecast_panel", str(path), "--frequency", "A", "--horizon", "4", "--out", str(out),
                      "--holdout", "5", "--jobs", "1", "--members", "ets,ets_damped,theta,dotm,rwd,arima", "--json")

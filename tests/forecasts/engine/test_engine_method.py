@@ -127,7 +127,7 @@ def test_forecast_paths_are_returned_on_the_original_scale_when_asked():
 def test_the_backtest_plan_keeps_a_quarter_of_the_series_for_training_and_the_last_origins():
     plan = plan_origins(20, 6, max_origins=10)
     assert plan.min_train == 5 and plan.origins == tuple(range(10, 20)) and plan.horizon == 6
-    assert plan_origins(40, 6).origins == tuple(range(24, 40))  # at most 16 origins
+    assert plan_origins(40, 6).origins == tuple(range(28, 40))  # at most 12 origins
     assert plan_origins(6, 3).horizon == 1
 
 
@@ -152,3 +152,40 @@ def test_a_growth_curve_plugs_in_as_a_member_and_is_backtested_and_weighted_like
     flat = CurveMember("last_value", lambda hist, h: np.full(h, hist[-1]))
     pinned = forecast(y, 3, extra_members=[flat], pin="last_value")
     assert pinned.column("median") == pytest.approx([y[-1]] * 3)
+
+
+def test_a_positive_series_whose_scale_the_rule_chose_also_gets_every_member_on_the_other_scale():
+    rng = np.random.default_rng(5)
+    y = np.exp(np.cumsum(0.02 + 0.05 * rng.standard_normal(30))) * 50
+    fc = forecast(y, 4)
+    suffix = "_orig" if fc.log else "_log"
+    by_name = {m.name: m for m in fc.members}
+    for base in ("ets", "ets_damped", "theta", "dotm", "rwd"):
+        assert base + suffix in by_name and by_name[base + suffix].log is (not fc.log)
+        assert by_name[base].log is fc.log
+    assert "arima" + suffix not in by_name  # AutoARIMA is not combined, so it is not doubled either
+    assert sum(m.weight for m in fc.members) == pytest.approx(1.0)
+    forced = forecast(y, 4, log=fc.log)  # a scale the caller forces is kept to
+    assert not any(m.name.endswith(("_log", "_orig")) for m in forced.members)
+    negative = forecast(np.linspace(-1.0, 5.0, 20) + 0.1 * np.sin(np.arange(20.0)), 4)
+    assert not any(m.name.endswith(("_log", "_orig")) for m in negative.members)
+
+
+def test_linear_fits_to_an_exact_geometric_series_are_trimmed_out_of_the_combination():
+    y = 5.0 * 1.1 ** np.arange(20)
+    fc = forecast(y, 5)
+    assert fc.log
+    orig = [m for m in fc.members if m.name.endswith("_orig")]
+    assert orig and all(m.weight == 0 for m in orig)  # backtest MASE over 10x the best
+    assert all(not n.endswith("_orig") for n in fc.selected)
+
+
+def test_the_default_combination_is_the_per_step_median_of_the_selected_members():
+    rng = np.random.default_rng(2)
+    y = np.cumsum(rng.standard_normal(30)) - 3.0  # values <= 0: one scale, the original
+    fc = forecast(y, 4)
+    assert not fc.log and fc.method.startswith("median of")
+    medians = np.array([m.median for m in fc.members if m.name in fc.selected])
+    assert fc.column("median") == pytest.approx(np.median(medians, axis=0))
+    mean = forecast(y, 4, combine="mean")
+    assert mean.column("median") == pytest.approx(np.mean(medians, axis=0))
