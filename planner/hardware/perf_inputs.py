@@ -60,6 +60,9 @@ class Observation:
     rel_sd: float = 0.05  # relative measurement uncertainty
     use: bool = True
     note: str = ""
+    # interval (censored) statements: quantity -> (low, high), e.g. a run time "between 11 and 13
+    # hours"; inside the interval costs nothing, outside costs log distance / rel_sd
+    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def cite(self) -> str:
         s = self.source
@@ -251,7 +254,8 @@ def benchmarks_from_dict(data: Any, where: str = "<benchmarks>") -> BenchmarkSet
         m = r.map(raw, path)
         storages[name] = Storage(name, r.req(m, "slow_kiops", path, positive=True),
                                  r.req(m, "fast_kiops", path, default=0.0, nonneg=True),
-                                 r.num(m, "fast_tb", path, nonneg=True, allow_none=True))
+                                 r.num(m, "fast_tb", path, nonneg=True, allow_none=True),
+                                 r.req(m, "hit_exponent", path, default=1.0, positive=True))
         sources[path] = str(m.get("source", ""))
         units[name] = r.req(m, "units", path, default=1.0, positive=True)
     pipelines = {name: _pipeline(r, name, raw, f"pipelines.{name}")
@@ -310,10 +314,11 @@ def _observation(r: _R, bset: BenchmarkSet, raw: Any, path: str, seen: set[str])
     node = r.text(m, "node", path)
     if node not in bset.nodes:
         raise r.fail(f"{path}.node", f"unknown node {node!r}")
-    measured_raw = r.map(m.get("measured"), f"{path}.measured")
+    measured_raw = r.map(m.get("measured") or {}, f"{path}.measured")
     measured = {k: r.req(measured_raw, k, f"{path}.measured", positive=True) for k in measured_raw}
-    if not measured:
-        raise r.fail(f"{path}.measured", "at least one measured value is required")
+    ranges = _ranges(r, m.get("measured_range"), f"{path}.measured_range")
+    if not measured and not ranges:
+        raise r.fail(f"{path}.measured", "at least one measured value (or a measured_range) is required")
     src = m.get("source")
     if not isinstance(src, dict) or "seed" not in src:
         raise r.fail(f"{path}.source", "required: {seed, where, page?}")
@@ -346,8 +351,25 @@ def _observation(r: _R, bset: BenchmarkSet, raw: Any, path: str, seen: set[str])
         id=oid, kind=kind, pipeline=pipeline, node=node, measured=measured, source=dict(src),
         storage=storage, concurrency=conc, stage=stage, threads=threads, work=work, nodes=nodes,
         samples_per_node=spn, rel_sd=r.req(m, "rel_sd", path, default=0.05, positive=True),
-        use=bool(m.get("use", True)), note=str(m.get("note", "")),
+        use=bool(m.get("use", True)), note=str(m.get("note", "")), ranges=ranges,
     )
+
+
+def _ranges(r: _R, raw: Any, path: str) -> dict[str, tuple[float, float]]:
+    """``measured_range: {run_hours: [11, 13]}``: each a [low, high] pair, 0 < low <= high."""
+    if raw is None:
+        return {}
+    out: dict[str, tuple[float, float]] = {}
+    for key, pair in r.map(raw, path).items():
+        where = f"{path}.{key}"
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise r.fail(where, f"expected [low, high], got {pair!r}")
+        lo = r.req({"low": pair[0]}, "low", where, positive=True)
+        hi = r.req({"high": pair[1]}, "high", where, positive=True)
+        if lo > hi:
+            raise r.fail(where, f"low {lo:g} is above high {hi:g}")
+        out[str(key)] = (lo, hi)
+    return out
 
 
 def load_benchmarks(path: str | Path = DEFAULT_BENCHMARKS) -> BenchmarkSet:

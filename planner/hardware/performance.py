@@ -86,6 +86,10 @@ class Storage:
     slow_kiops: float  # disk tier, thousand operations per second
     fast_kiops: float = 0.0  # flash tier or SSD cache
     fast_tb: float | None = 0.0  # fast capacity for working sets; None: all flash (never overflows)
+    # steepness of the fast tier's hit ratio past the knee: h = (capacity / working sets)^k. k = 1 is
+    # Denning's proportional law (independent references); a larger k is a steeper fall, towards the
+    # LRU/FIFO cliff of looping, in-phase references (docs/performance-model.md, sensitivity table)
+    hit_exponent: float = 1.0
 
     def scaled(self, units: float, flash_tb: float | None = None, flash_kiops: float = 0.0) -> Storage:
         """``units`` of this system (rates and fast capacity grow linearly with units, seed 002),
@@ -95,7 +99,7 @@ class Storage:
         if flash_tb is not None and flash_tb > 0 and fast_tb is not None:
             fast_tb += flash_tb
             fast_kiops += flash_kiops
-        return Storage(self.name, self.slow_kiops * units, fast_kiops, fast_tb)
+        return Storage(self.name, self.slow_kiops * units, fast_kiops, fast_tb, self.hit_exponent)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,16 +139,17 @@ class GenomeTimes:
 
 
 def fast_fraction(pipeline: Pipeline, storage: Storage, in_flight: float, reserved_tb: float = 0.0) -> float:
-    """Share of I/O served by the fast tier: min(1, fast capacity / working set of the genomes in flight)."""
+    """Share of I/O served by the fast tier: min(1, fast capacity / working set of the genomes in
+    flight), to the power ``hit_exponent`` past the knee (1: Denning's proportional law)."""
     if storage.fast_tb is None:
         return 1.0
     if storage.fast_kiops <= 0:
         return 0.0
     avail_gb = max(0.0, storage.fast_tb - reserved_tb) * 1000.0
     need_gb = max(in_flight, 1.0) * pipeline.working_set_gb
-    if need_gb <= 0:
+    if need_gb <= 0 or avail_gb >= need_gb:
         return 1.0
-    return min(1.0, avail_gb / need_gb)
+    return (avail_gb / need_gb) ** storage.hit_exponent
 
 
 def io_hours(pipeline: Pipeline, storage: Storage, in_flight: float, reserved_tb: float = 0.0) -> tuple[float, float]:

@@ -1,9 +1,10 @@
 """Markdown tables of the calibration: fitted parameters, residuals, leave-one-out (pure core).
 
-    python -m planner.hardware.report [BENCHMARKS.yaml] [--timing]
+    python -m planner.hardware.report [BENCHMARKS.yaml] [--timing] [--steepness]
 
-prints the tables docs/performance-model.md carries (and, with --timing, the speed figures for
-docs/performance.md). The hardware page renders the same rows.
+prints the tables docs/performance-model.md carries (with --steepness, also the sensitivity of the
+leave-one-out to the shape of the H600's hit-ratio curve, five more leave-one-outs; with --timing,
+the speed figures for docs/performance.md). The hardware page renders the same rows.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from __future__ import annotations
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.optimize import least_squares
 
 from planner.hardware.calibration import Fit, LooTable, fit, leave_one_out
-from planner.hardware.perf_inputs import DEFAULT_BENCHMARKS, InputError, load_benchmarks
+from planner.hardware.perf_inputs import DEFAULT_BENCHMARKS, BenchmarkSet, InputError, load_benchmarks
 from planner.hardware.performance import machine_throughput
 
 
@@ -98,6 +99,47 @@ def loo_table(t: LooTable) -> str:
     return "\n".join(out)
 
 
+def ranges_table(f: Fit, t: LooTable) -> str:
+    """The interval statements: the range the source gives, the fit, and the prediction held back."""
+    out = ["| statement | quantity | published range | fitted | predicted without it | outside by | source |",
+           "|---|---|---|---|---|---|---|"]
+    fitted = {(r.observation, r.quantity): r.predicted for r in f.ranges}
+    for r in t.ranges:
+        out.append(f"| {r.observation} | {r.quantity} | {_num(r.low)} - {_num(r.high)} "
+                   f"| {_num(fitted.get((r.observation, r.quantity), math.nan))} | {_num(r.predicted)} "
+                   f"| {'inside' if r.inside else f'{r.error:+.1%}'} | {r.source} |")
+    inside = sum(r.inside for r in t.ranges)
+    out.append("")
+    out.append(f"Held back, {inside} of {len(t.ranges)} interval statements are predicted inside their range.")
+    return "\n".join(out)
+
+
+STEEPNESS = (1.0, 2.0, 4.0, 8.0, 64.0)
+
+
+def steepness_table(bset: BenchmarkSet, storage: str = "isilon-h600",
+                    exponents: tuple[float, ...] = STEEPNESS) -> str:
+    """Sensitivity of the fit and the leave-one-out to the shape of the fast tier's hit ratio past
+    the knee (``hit_exponent``): a diagnosis, not a choice (the exponent is not fitted)."""
+    out = ["| hit exponent k | fit cost | disk tier kIOPS (fitted) | h600-192 held back | h600-156 held back "
+           "| lustre-80 held back | f800-189 held back | LOO median | worst | intervals inside |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for k in exponents:
+        b = replace(bset, storages={**bset.storages, storage: replace(bset.storages[storage], hit_exponent=k)})
+        f = fit(b)
+        t = leave_one_out(b, f)
+        worst = max(t.rows, key=lambda r: abs(r.error))
+
+        def err(obs: str, t: LooTable = t) -> str:
+            return f"{t.row(obs).error:+.0%}"
+
+        out.append(f"| {k:g} | {f.cost:.2f} | {f.values[f'storages.{storage}.slow_kiops']:.1f} | {err('h600-192')} "
+                   f"| {err('h600-156')} | {err('lustre-80')} | {err('f800-189')} "
+                   f"| {100 * t.median_abs_error:.1f} % | {worst.observation} {worst.error:+.0%} "
+                   f"| {sum(r.inside for r in t.ranges)} of {len(t.ranges)} |")
+    return "\n".join(out)
+
+
 def timing(path: str) -> str:
     bset = load_benchmarks(path)
     t0 = time.perf_counter()
@@ -114,15 +156,17 @@ def timing(path: str) -> str:
     for _ in range(reps):
         machine_throughput(pipe, node, 209, st, reserved_tb=70.0)
     t_eval = (time.perf_counter() - t0) / reps
-    return (f"- fit (19 parameters, 18 figures): {t_fit * 1000:.0f} ms\n"
-            f"- leave-one-out (15 refits): {t_loo:.2f} s\n"
+    n_used = len(bset.used())
+    return (f"- fit ({len(bset.priors)} parameters, {n_used} observations): {t_fit * 1000:.0f} ms\n"
+            f"- leave-one-out ({n_used} refits): {t_loo:.2f} s\n"
             f"- one machine evaluation (node type x count x storage x flash): {t_eval * 1000:.2f} ms")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     show_timing = "--timing" in args
-    args = [a for a in args if a != "--timing"]
+    show_steepness = "--steepness" in args
+    args = [a for a in args if a not in ("--timing", "--steepness")]
     path = args[0] if args else str(DEFAULT_BENCHMARKS)
     try:
         bset = load_benchmarks(path)
@@ -141,9 +185,14 @@ def main(argv: list[str] | None = None) -> int:
     print(residuals_table(f))
     print("\n## Leave-one-out\n")
     print(loo_table(t))
+    print("\n## Interval statements (censored observations)\n")
+    print(ranges_table(f, t))
     print("\n## USL on the H600 points\n")
     print(f"lambda {usl.lam:.3g}, sigma {usl.sigma:.3g}, kappa {usl.kappa:.3g}; worst error "
           f"{usl.worst_error:.0%}: " + ", ".join(f"N={n:g}: {m:g} -> {p:.0f}" for n, m, p in usl.errors))
+    if show_steepness:
+        print("\n## Sensitivity to the hit ratio's steepness past the knee (isilon-h600)\n")
+        print(steepness_table(bset))
     if show_timing:
         print("\n## Timing\n")
         print(timing(path))

@@ -102,7 +102,8 @@ def test_calibration_recovers_known_parameters_from_synthetic_data(bset: Benchma
     }
     base = {p.path: p.value for p in bset.priors}
     true_set = apply_values(bset, base | truth)
-    synthetic = [replace(o, measured=predict(true_set, o)) for o in bset.observations]
+    # interval statements become exact synthetic figures too (their published ranges are real data)
+    synthetic = [replace(o, measured=predict(true_set, o), ranges={}) for o in bset.observations]
     weak = [replace(p, sd=3.0) if p.path in truth else p for p in bset.priors]
     got = fit(replace(bset, observations=synthetic, priors=weak))
     for path, value in truth.items():
@@ -164,3 +165,50 @@ def test_unknown_parameter_path_is_named() -> None:
     data["parameters"][0]["path"] = "nodes.xeon.arch_factor"
     with pytest.raises(InputError, match=r"parameters\[0\]\.path: unknown parameter path 'nodes.xeon"):
         benchmarks_from_dict(data, "genomics.yaml")
+
+
+RANGE_IDS = {"h600-32-range", "h600-92-range", "h600-116-range", "h600-128-range",
+             "f800-126-range", "f800-129-range", "f800-156-range", "f800-180-range"}
+
+
+def test_interval_statements_enter_the_fit_with_their_quoted_source(bset: BenchmarkSet, full: Fit) -> None:
+    """Seed 001 gives some run times only as a range ('between 11 and 13 hours', 'approximately 14
+    hour'): they are censored observations, fitted, and each quotes its sentence."""
+    ranged = {o.id: o for o in bset.used() if o.ranges}
+    assert set(ranged) == RANGE_IDS
+    assert all(not o.measured for o in ranged.values())
+    assert "between 11 and 13 hours" in ranged["h600-128-range"].cite()
+    assert "approximately 14 hour" in ranged["f800-180-range"].cite()
+    assert {r.observation for r in full.ranges} == RANGE_IDS
+    assert max(abs(r.error) for r in full.ranges) < 0.10
+
+
+def test_interval_statements_are_held_back_but_the_median_is_over_the_figures(loo: LooTable) -> None:
+    assert {r.observation for r in loo.ranges} == RANGE_IDS
+    assert not RANGE_IDS & {r.observation for r in loo.rows}
+    assert max(abs(r.error) for r in loo.ranges) < 0.10
+
+
+def test_range_residual_is_zero_inside_and_a_log_distance_outside() -> None:
+    import math
+
+    from planner.hardware.calibration import range_residual
+
+    assert range_residual(12.0, 11.0, 13.0) == 0.0
+    assert range_residual(10.0, 11.0, 13.0) == pytest.approx(math.log(10 / 11))
+    assert range_residual(15.0, 11.0, 13.0) == pytest.approx(math.log(15 / 13))
+
+
+def test_a_range_with_low_above_high_is_rejected_with_its_field_path() -> None:
+    data = read_yaml(BENCH)
+    i = next(i for i, o in enumerate(data["observations"]) if o["id"] == "h600-128-range")
+    data["observations"][i]["measured_range"]["run_hours"] = [13, 11]
+    with pytest.raises(InputError, match=rf"observations\[{i}\]\.measured_range\.run_hours: low 13 is above high 11"):
+        benchmarks_from_dict(data, "genomics.yaml")
+
+
+def test_the_h600_cache_and_disk_priors_name_their_spec_sources(bset: BenchmarkSet) -> None:
+    priors = {p.path: p for p in bset.priors}
+    assert "256 GB" in priors["storages.isilon-h600.fast_tb"].source
+    assert "120 drives" in priors["storages.isilon-h600.slow_kiops"].source
+    assert all(s.hit_exponent == 1.0 for s in bset.storages.values())  # Denning's law: k is not tuned

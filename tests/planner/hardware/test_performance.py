@@ -152,3 +152,20 @@ def test_shared_mode_throughput_is_bounded_by_cores() -> None:
     cpu_bound = 24 * 1200 / m.times.wall_core_hours
     assert m.genomes_per_day == pytest.approx(cpu_bound, rel=1e-6)
     assert m.storage_bound_fraction == 0.0
+
+
+def test_the_hit_exponent_shapes_only_the_fall_past_the_knee() -> None:
+    """k = 1 is Denning's proportional law; a larger k falls faster past the knee, and nothing
+    changes while the working sets fit (docs/performance-model.md, sensitivity table)."""
+    from dataclasses import replace
+
+    from planner.hardware.performance import fast_fraction
+
+    pipe = _pipe(io_mops=1.0, ws_gb=50.0)  # 8 TB holds 160 working sets
+    steep = replace(HYBRID, hit_exponent=4.0)
+    assert fast_fraction(pipe, HYBRID, 100) == fast_fraction(pipe, steep, 100) == 1.0
+    assert fast_fraction(pipe, HYBRID, 200) == pytest.approx(160 / 200)
+    assert fast_fraction(pipe, steep, 200) == pytest.approx((160 / 200) ** 4)
+    assert HYBRID.hit_exponent == 1.0 and steep.scaled(2.0).hit_exponent == 4.0
+    fall = batch_run(pipe, Node("n", 36, 2.3), steep, 100, 2).genomes_per_day
+    assert fall < batch_run(pipe, Node("n", 36, 2.3), HYBRID, 100, 2).genomes_per_day
