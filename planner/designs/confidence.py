@@ -16,7 +16,7 @@ import numpy as np
 from planner.designs.capacity import Design, YearDemand, evaluate_design
 from planner.designs.chance import ChanceReport, available_from_evaluation, chances
 from planner.designs.optimize import OptimizationResult, optimize_design
-from planner.designs.service_level import ServiceLevel, requirement_paths
+from planner.designs.service_level import CONFIDENCE, ServiceLevel, in_sample_level, requirement_paths
 from planner.hardware.catalog import Catalog
 
 DEFAULT_LEVELS = (0.5, 0.8, 0.9, 0.95)
@@ -28,6 +28,7 @@ class LevelPlan:
     status: str
     npv_usd: float | None
     purchases: list[dict[str, Any]]
+    in_sample_level: float | None  # share of the fitting paths the plan was bought to cover (alpha + margin)
     in_sample: dict[int, float]  # per year, share of the fitting paths where every constraint holds
     out_of_sample: dict[int, float]  # the same on the independent paths
     out_of_sample_every_year: float
@@ -40,8 +41,9 @@ class ConfidenceCurve:
     n_paths_in: int
     n_paths_out: int
     levels: list[LevelPlan] = field(default_factory=list)
-    note: str = ("exact for the in-sample paths (scenario MILP, HiGHS); out-of-sample shares are direct "
-                 "counts on an independent set of paths")
+    note: str = ("bought to cover alpha plus a binomial sampling margin of the in-sample paths (exact for "
+                 "those paths: scenario MILP, HiGHS); out-of-sample shares are direct counts on an independent "
+                 "set of paths")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -67,13 +69,20 @@ def chance_of(design: Design, catalog: Catalog, demand: Any) -> ChanceReport:
                    flash_days=design.flash_days)
 
 
-def plan_for_service_level(design: Design, catalog: Catalog, demand_in: Any, alpha: float,
-                           **options: Any) -> tuple[OptimizationResult, Design]:
-    """The cost-minimal plan covering a share alpha of ``demand_in``'s paths every year (jointly)."""
+def plan_for_service_level(design: Design, catalog: Catalog, demand_in: Any, alpha: float, *,
+                           confidence: float | None = CONFIDENCE, **options: Any) -> tuple[OptimizationResult, Design]:
+    """The cost-minimal plan for service level alpha on ``demand_in``'s paths, every year, jointly.
+
+    The plan covers ``in_sample_level(alpha, n, confidence)`` of the paths (alpha plus the binomial
+    sampling margin; docs/uncertainty.md), exactly for those paths; ``confidence=None`` covers alpha
+    itself (the sample-average problem at alpha).
+    """
     base = design_on_paths(design, demand_in)
-    sla = ServiceLevel(alpha=alpha, years=list(demand_in.years),
+    level = in_sample_level(alpha, int(demand_in.n_paths), confidence)
+    sla = ServiceLevel(alpha=level, years=list(demand_in.years),
                        required=requirement_paths(demand_in, flash_days=design.flash_days))
     result = optimize_design(base, catalog, service_level=sla, **options)
+    result.in_sample_level = level
     kept = list(base.purchases) if options.get("keep_purchases") else []
     plan = replace(base, purchases=kept + list(result.purchases))
     return result, plan
@@ -86,14 +95,14 @@ def cost_of_confidence(design: Design, catalog: Catalog, demand_in: Any, demand_
     for alpha in levels:
         result, plan = plan_for_service_level(design, catalog, demand_in, alpha, **options)
         if result.evaluation is None:
-            curve.levels.append(LevelPlan(alpha, result.status, None, [], {}, {}, 0.0, result.solve_seconds,
-                                          result.message))
+            curve.levels.append(LevelPlan(alpha, result.status, None, [], result.in_sample_level, {}, {}, 0.0,
+                                          result.solve_seconds, result.message))
             continue
         inside = chance_of(plan, catalog, demand_in)
         outside = chance_of(plan, catalog, demand_out)
         curve.levels.append(LevelPlan(
             alpha=alpha, status=result.status, npv_usd=result.npv_usd,
-            purchases=[asdict(p) for p in result.purchases],
+            purchases=[asdict(p) for p in result.purchases], in_sample_level=result.in_sample_level,
             in_sample={y.year: y.all_constraints for y in inside.years},
             out_of_sample={y.year: y.all_constraints for y in outside.years},
             out_of_sample_every_year=outside.every_year, solve_seconds=result.solve_seconds,

@@ -10,7 +10,10 @@ exactly as one MILP (scenario formulation), added to the optimiser's model
 - per year t, constraint c and each distinct requirement level a_j above the bound below, a
   binary v[t, c, j] = 1 when R[t, c] reaches a_j (v_j+1 <= v_j), with
   R[t, c] >= lb + sum_j (a_j - a_j-1) v[t, c, j] (the mixing-set staircase: the convex hull of one
-  constraint's chance set, Luedtke, Ahmed and Nemhauser 2010);
+  constraint's chance set, Luedtke, Ahmed and Nemhauser 2010); constraints that order the paths
+  identically (comonotone: genomes/day and flash, both scaled by the fleet draw) share one staircase
+  of binaries, each with its own requirement at every step (exact: covering a path on one covers it
+  on the other at the matching level, and there are half the binaries);
 - per year t and path s, z[t, s] in [0, 1] with z[t, s] <= v[t, c, level of s on c] for every c: a
   covered path is covered on every constraint at once, so "meets demand" is joint across
   constraints, path by path (z is integral at an optimum because the v are);
@@ -38,8 +41,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from scipy.stats import binom
 
-from planner.designs.corners import corners
+from planner.designs.corners import comonotone_groups, corners
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -48,6 +52,10 @@ PATH_CONSTRAINTS = ("core_hours", "storage_tb", "flash_tb", "genomes_per_day")
 # Above this many corners in a year the corner binaries slow HiGHS more than the levels do
 # (measured on the bench_service_level instance: docs/performance.md).
 MAX_CORNERS = 1000
+# The plan for "alpha of the paths" is bought on a larger share of the fitting paths: the least count
+# a plan covering only alpha of all demand would reach with probability <= 1 - CONFIDENCE
+# (in_sample_level; docs/uncertainty.md).
+CONFIDENCE = 0.95
 
 
 class ServiceLevelError(ValueError):
@@ -67,6 +75,8 @@ class ServiceLevel:
     free_paths: dict[int, int] = field(default_factory=dict)
     corner_vars: dict[int, tuple[list[int], FloatArray, FloatArray]] = field(default_factory=dict)
     formulation: dict[int, str] = field(default_factory=dict)
+    r_rows: dict[tuple[str, int], int] = field(default_factory=dict)  # row of capacity >= R[t, c]
+    level_vars: dict[tuple[str, int], tuple[list[int], list[float]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 1:
@@ -110,6 +120,7 @@ class ServiceLevel:
             return
         r = m.var(0.0, lo, hi, False)
         self.r_vars[(constraint, year)] = r
+        self.r_rows[(constraint, year)] = len(m.rows)
         m.row(coefs | {r: -1.0}, -fixed, math.inf, tag)
 
     def finish(self, m: Any) -> None:
@@ -141,23 +152,30 @@ class ServiceLevel:
             if need > 0:
                 for path in np.flatnonzero(above):  # continuous: integral at an optimum (z <= binary levels)
                     zs[int(path)] = m.var(0.0, 0, 1, False)
-                for ci, c in enumerate(cons):
-                    r, lo = self.r_vars[(c, year)], float(lows[ci])
+                for group in comonotone_groups(cols):
                     # The distinct requirement levels above the bound, ascending: binary v_j = 1 when R
                     # reaches level j (v_j+1 <= v_j), R >= lb + sum_j (a_j - a_j-1) v_j, and a path is
                     # covered only if every constraint reaches its level: z_s <= v_level(s, c).
-                    levels = sorted({float(cols[s, ci]) for s in zs if cols[s, ci] > lo})
+                    # Constraints ordering the paths identically (comonotone) share one staircase.
+                    rep, lo_rep = group[0], float(lows[group[0]])
+                    at = {float(cols[s, rep]): s for s in sorted(zs) if cols[s, rep] > lo_rep}
+                    levels = sorted(at)
                     if not levels:
                         continue
                     vs = [m.var(0.0, 0, 1, True) for _ in levels]
-                    steps = np.diff([lo, *levels])
-                    m.row({r: 1.0} | {v: -float(st) for v, st in zip(vs, steps, strict=True)}, lo, math.inf)
                     for a, b in zip(vs, vs[1:], strict=False):
                         m.row({a: 1.0, b: -1.0}, 0.0, math.inf)
+                    for ci in group:
+                        c, lo = cons[ci], float(lows[ci])
+                        own = [float(cols[at[a], ci]) for a in levels]
+                        steps = np.diff([lo, *own])
+                        m.row({self.r_vars[(c, year)]: 1.0} | {v: -float(st) for v, st in zip(vs, steps, strict=True)},
+                              lo, math.inf)
+                        self.level_vars[(c, year)] = (vs, own)
                     index = {a: j for j, a in enumerate(levels)}
                     for s, z in zs.items():
-                        if cols[s, ci] > lo:
-                            m.row({vs[index[float(cols[s, ci])]]: 1.0, z: -1.0}, 0.0, math.inf)
+                        if cols[s, rep] > lo_rep:
+                            m.row({vs[index[float(cols[s, rep])]]: 1.0, z: -1.0}, 0.0, math.inf)
                 m.row(dict.fromkeys(zs.values(), 1.0), need, math.inf)
             self.z_vars[year] = zs
 
@@ -174,6 +192,25 @@ class ServiceLevel:
             n_cov = self.free_paths.get(year, self.n_paths) + sum(int(round(x[j])) for j in zs.values())
             out[year] = n_cov / self.n_paths
         return out
+
+
+def in_sample_level(alpha: float, n_paths: int, confidence: float | None = CONFIDENCE) -> float:
+    """The share of ``n_paths`` fitting paths to cover so that covering ``alpha`` is not sampling luck.
+
+    A plan whose true chance of meeting a year's demand is only alpha covers X ~ Binomial(n, alpha)
+    of n independent paths. The plan is bought to cover k' of them, k' the least count with
+    P[X >= k'] <= 1 - confidence: a plan no better than alpha passes that bar with probability at most
+    1 - confidence. k' = n when even n is not enough (too few paths for the confidence); alpha itself
+    when ``confidence`` is None (the exact sample problem at alpha, e.g. to check it by enumeration).
+    """
+    if not 0 < alpha <= 1:
+        raise ServiceLevelError(f"service level must be in (0, 1], got {alpha}")
+    if confidence is None or alpha >= 1:
+        return alpha
+    k0 = max(1, math.ceil(alpha * n_paths - 1e-9))
+    ks = np.arange(k0, n_paths + 1)
+    ok = ks[binom.sf(ks - 1, n_paths, alpha) <= 1 - confidence]
+    return float(ok[0] if ok.size else n_paths) / n_paths
 
 
 def requirement_paths(demand: Any, *, flash_days: float) -> dict[str, FloatArray]:

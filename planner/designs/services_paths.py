@@ -264,7 +264,7 @@ def service_level_run_execute(run_id: int, job_id: int | None = None) -> Any:
             keep_purchases=o.keep_purchases)
         bought = [{"year": p.year, "item": p.node_type or p.storage_system, "count": p.count} for p in res.purchases]
         level: dict[str, Any] = {"alpha": a, "status": res.status, "npv_usd": res.npv_usd, "message": res.message,
-                                 "purchases": bought,
+                                 "purchases": bought, "in_sample_level": res.in_sample_level,
                                  "in_sample": {}, "out_of_sample": {}, "solve_seconds": res.solve_seconds}
         if res.evaluation is not None:
             inside, outside = chance_of(plan, sc.catalog, d_in), chance_of(plan, sc.catalog, d_out)
@@ -279,7 +279,9 @@ def service_level_run_execute(run_id: int, job_id: int | None = None) -> Any:
     out = res.to_dict()
     out["service_level"] = {"alpha": alpha, "paths": d_in.n_paths, "in_sample": level["in_sample"],
                             "out_of_sample": level["out_of_sample"], "sources": d_in.sources,
-                            "curve": curve, "note": "exact for the in-sample paths (scenario MILP, HiGHS); "
+                            "in_sample_level": res.in_sample_level,
+                            "curve": curve, "note": "bought to cover alpha plus a binomial sampling margin of the "
+                                                    "in-sample paths (exact for those paths: scenario MILP, HiGHS); "
                                                     "out-of-sample shares are direct counts on independent paths"}
     run.result, run.status = out, res.status
     run.message = f"{res.message}; service level {alpha:.0%} on {d_in.n_paths:,} paths"

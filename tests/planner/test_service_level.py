@@ -9,12 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.stats import binom
 
 from forecasts.demand.paths import DemandPaths
 from planner.designs.capacity import CostParams, Design, Purchase, YearDemand, evaluate_design
 from planner.designs.confidence import chance_of, cost_of_confidence, design_on_paths, plan_for_service_level
 from planner.designs.optimize import optimize_design
-from planner.designs.service_level import ServiceLevel, ServiceLevelError, requirement_paths
+from planner.designs.service_level import ServiceLevel, ServiceLevelError, in_sample_level, requirement_paths
+from planner.designs.warm_start import balanced_box
 from planner.hardware.catalog import Catalog, load_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,7 +76,7 @@ def test_the_plan_is_the_cheapest_that_covers_alpha_of_the_paths_jointly(catalog
     demand = _paths([2015], n=12, seed=7, core=4.0e5, tb=900)
     design = _design([2015])
     result, plan = plan_for_service_level(design, catalog, demand, alpha, node_types=["haswell", "ivy-bridge"],
-                                          storage_systems=["ibm-gss26"], mip_rel_gap=0.0)
+                                          storage_systems=["ibm-gss26"], mip_rel_gap=0.0, confidence=None)
     assert result.status == "optimal"
     choices = {("node", "haswell", 2015): 8, ("node", "ivy-bridge", 2015): 8, ("storage", "ibm-gss26", 2015): 3}
     for p in result.purchases:
@@ -89,7 +91,7 @@ def test_two_years_with_genomes_match_enumeration(catalog: Catalog, formulation:
     demand = _paths([2015, 2016], n=8, seed=11, core=2.0e5, tb=500, genomes=1.5)
     design = _design([2015, 2016])
     result, _ = plan_for_service_level(design, catalog, demand, 0.75, node_types=["haswell"],
-                                       storage_systems=["ibm-gss26"], mip_rel_gap=0.0)
+                                       storage_systems=["ibm-gss26"], mip_rel_gap=0.0, confidence=None)
     choices = {("node", "haswell", 2015): 13, ("node", "haswell", 2016): 4,
                ("storage", "ibm-gss26", 2015): 2, ("storage", "ibm-gss26", 2016): 1}
     assert result.status == "optimal"
@@ -133,3 +135,73 @@ def test_bad_service_levels_are_refused() -> None:
 def test_requirement_paths_drop_constraints_without_demand() -> None:
     demand = _paths([2015], n=4, seed=0, core=1.0, tb=0.0)
     assert set(requirement_paths(demand, flash_days=7)) == {"core_hours"}
+
+
+def test_the_in_sample_level_is_alpha_plus_the_binomial_margin() -> None:
+    for alpha, n in [(0.9, 1000), (0.5, 200), (0.8, 5000), (0.95, 1000)]:
+        k = round(in_sample_level(alpha, n) * n)
+        # the least count a plan covering only alpha of all demand reaches with probability <= 5%
+        assert binom.sf(k - 1, n, alpha) <= 0.05 < binom.sf(k - 2, n, alpha)
+    assert in_sample_level(0.9, 1000) == pytest.approx(0.916)
+    assert in_sample_level(0.9, 12) == 1.0  # too few paths: every one of them
+    assert in_sample_level(1.0, 1000) == 1.0
+    assert in_sample_level(0.9, 1000, confidence=None) == 0.9
+    levels = [in_sample_level(a, 400) for a in (0.5, 0.8, 0.9, 0.95)]
+    assert levels == sorted(levels)
+
+
+def test_a_plan_is_bought_with_the_margin_unless_asked_for_the_sample_level(catalog: Catalog) -> None:
+    demand = _paths([2015, 2016], n=200, seed=5, core=5.0e5, tb=800)
+    design = _design([2015, 2016])
+    honest, plan = plan_for_service_level(design, catalog, demand, 0.8, mip_rel_gap=0.0)
+    sample, _ = plan_for_service_level(design, catalog, demand, 0.8, mip_rel_gap=0.0, confidence=None)
+    assert honest.in_sample_level == in_sample_level(0.8, 200) > 0.8 and sample.in_sample_level == 0.8
+    assert min(y.all_constraints for y in chance_of(plan, catalog, demand).years) >= honest.in_sample_level
+    assert honest.npv_usd is not None and sample.npv_usd is not None and honest.npv_usd >= sample.npv_usd
+
+
+def test_the_balanced_box_covers_k_paths_at_the_least_common_rank() -> None:
+    rng = np.random.default_rng(4)
+    cols = rng.lognormal(0.0, 0.3, size=(300, 4))
+    for k in (1, 150, 270, 300):
+        box = balanced_box(cols, k)
+        ordered = np.sort(cols, axis=0)
+        rank = int(np.searchsorted(ordered[:, 0], box[0]) + 1)
+        assert np.array_equal(box, ordered[rank - 1])
+        assert np.all(cols <= box, axis=1).sum() >= k
+        if rank > k:
+            assert np.all(cols <= ordered[rank - 2], axis=1).sum() < k
+
+
+def test_the_warm_start_changes_where_highs_starts_not_the_optimum(catalog: Catalog,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four independent requirement paths (no corners: the first plan is the balanced box)."""
+    import planner.designs.optimize as opt
+
+    base = _paths([2015, 2016], n=40, seed=9, core=3.0e5, tb=600, genomes=1.0)
+    rng = np.random.default_rng(10)
+    demand = replace(base, ingest_tb_per_day=rng.uniform(0.5, 2.0, size=(40, 1)) * np.ones((1, 2)))
+    design = replace(_design([2015, 2016]), flash_days=7, flash_system="flash-gss")
+    kw: dict[str, object] = {"node_types": ["haswell"], "storage_systems": ["ibm-gss26", "flash-gss"],
+                             "mip_rel_gap": 0.0, "confidence": None}
+    started, plan = plan_for_service_level(design, catalog, demand, 0.75, **kw)  # type: ignore[arg-type]
+    monkeypatch.setattr(opt, "warm_start", lambda *a, **k: None)
+    cold, _ = plan_for_service_level(design, catalog, demand, 0.75, **kw)  # type: ignore[arg-type]
+    assert started.status == cold.status == "optimal"
+    assert started.npv_usd == pytest.approx(cold.npv_usd, rel=1e-9)
+    assert min(y.all_constraints for y in chance_of(plan, catalog, demand).years) >= 0.75
+
+
+def test_comonotone_genomes_and_flash_share_one_staircase_and_stay_exact(catalog: Catalog, formulation: str) -> None:
+    """Genomes/day and flash (days of ingest) both scale with the fleet draw: one ordering of the paths."""
+    base = _paths([2015], n=10, seed=13, core=2.0e5, tb=500, genomes=1.5)
+    demand = replace(base, ingest_tb_per_day=base.genomes_per_day * 2.5)
+    design = replace(_design([2015]), flash_days=7, flash_system="flash-gss")
+    result, _ = plan_for_service_level(design, catalog, demand, 0.7, node_types=["haswell"],
+                                       storage_systems=["ibm-gss26", "flash-gss"], mip_rel_gap=0.0, confidence=None)
+    choices = {("node", "haswell", 2015): 14, ("storage", "ibm-gss26", 2015): 2, ("storage", "flash-gss", 2015): 3}
+    assert result.status == "optimal"
+    for p in result.purchases:
+        key = ("node", p.node_type, p.year) if p.node_type else ("storage", p.storage_system, p.year)
+        assert p.count < choices[key]
+    assert result.npv_usd == pytest.approx(_enumerate(design, catalog, demand, 0.7, choices), rel=1e-9)
