@@ -180,6 +180,9 @@ JOBS_HEARTBEAT_S = env_int("JOBS_HEARTBEAT_S", 10)
 JOBS_STALE_S = env_int("JOBS_STALE_S", 60)
 JOBS_REAP_EVERY_S = env_int("JOBS_REAP_EVERY_S", 30)
 JOBS_MAX_ATTEMPTS = env_int("JOBS_MAX_ATTEMPTS", 3)
+# A job queued (or requeued) this long that no worker took and whose message the broker no longer
+# holds lost its message: the reaper sends it again (planner/jobs/reaper.py).
+JOBS_QUEUED_STALE_S = env_int("JOBS_QUEUED_STALE_S", 300)
 CELERY_BEAT_SCHEDULE = {
     "reap-lost-jobs": {"task": "planner.jobs.reap_lost_jobs", "schedule": float(JOBS_REAP_EVERY_S)},
 }

@@ -57,8 +57,10 @@ def _job_id(args: Any) -> int | None:
 
 @before_task_publish.connect
 def record_task_on_job(sender: str | None = None, body: Any = None, routing_key: str | None = None,
-                       **_: Any) -> None:
-    """Keep the message on the job (name, args, queue) so the reaper or a Retry can send it again.
+                       headers: Any = None, **_: Any) -> None:
+    """Keep the message on the job (name, args, queue) so the reaper or a Retry can send it again,
+    with its task id and when it was sent (the reaper looks for a queued job's message in the
+    broker, planner/jobs/broker.py).  Other keys (``resent``: the reaper's count) are kept.
 
     Every task of ours whose first argument is an int takes a BackgroundJob id (the publisher
     may not have imported the task module, so the registry is only asked to opt a task out).
@@ -73,12 +75,17 @@ def record_task_on_job(sender: str | None = None, body: Any = None, routing_key:
     if job_id is None:
         return
     from django.db.models import Q
+    from django.utils import timezone
 
     from planner.jobs.models import BackgroundJob
 
     # never overwrite another task's record (an int first argument that is not this job's id)
-    BackgroundJob.objects.filter(Q(task={}) | Q(task__name=sender), pk=job_id).update(
-        task={"name": sender, "args": list(args), "queue": routing_key or ""})
+    found = BackgroundJob.objects.filter(Q(task={}) | Q(task__name=sender), pk=job_id).values_list("task", flat=True)
+    for recorded in found[:1]:
+        task_id = headers.get("id") if isinstance(headers, dict) else None
+        BackgroundJob.objects.filter(Q(task={}) | Q(task__name=sender), pk=job_id).update(task={
+            **(recorded or {}), "name": sender, "args": list(args), "queue": routing_key or "",
+            "id": task_id or "", "sent_at": timezone.now().isoformat()})
 
 
 class _Heartbeat(threading.Thread):
@@ -152,7 +159,7 @@ def _claim(job_id: int, owner: str) -> bool:
             return False  # a redelivered message of finished work
         now = timezone.now()
         fresh = job.heartbeat_at is not None and now - job.heartbeat_at < timedelta(seconds=settings.JOBS_STALE_S)
-        if job.status in (S.RUNNING, S.INTERRUPTED) and job.worker and job.worker != owner and fresh \
+        if job.status in (S.QUEUED, S.RUNNING, S.INTERRUPTED) and job.worker and job.worker != owner and fresh \
                 and _process_alive(job.worker) is not False:
             return False  # a duplicate delivery while its owner still beats
         if job.attempts >= settings.JOBS_MAX_ATTEMPTS:
@@ -161,5 +168,7 @@ def _claim(job_id: int, owner: str) -> bool:
                 message=f"Stopped after {job.attempts} starts: its worker was lost each time "
                         f"(last: {job.worker or 'unknown'}). {job.message}".strip()[:2000])
             return False
-        BackgroundJob.objects.filter(pk=job_id).update(worker=owner, heartbeat_at=now, attempts=F("attempts") + 1)
+        taken: dict[str, Any] = {"task": {**job.task, "resent": 0}} if job.task.get("resent") else {}
+        BackgroundJob.objects.filter(pk=job_id).update(worker=owner, heartbeat_at=now, attempts=F("attempts") + 1,
+                                                       **taken)
     return True

@@ -37,7 +37,7 @@ def test_a_running_job_whose_heartbeat_stopped_is_requeued_from_its_checkpoint(
     silent, alive = _job(beat_s_ago=3600), _job(beat_s_ago=1)
     with django_capture_on_commit_callbacks(execute=True):
         outcome = jobs_reap()
-    assert outcome == {"requeued": [silent.pk], "failed": []}
+    assert outcome == {"requeued": [silent.pk], "resent": [], "failed": []}
     silent.refresh_from_db()
     assert silent.status == "interrupted" and "resuming from the last checkpoint" in silent.message
     assert sent == [("forecasts.tasks.ingest_accounting", [0, 7], {"queue": "celery"})]

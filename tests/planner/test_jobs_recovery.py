@@ -49,8 +49,8 @@ class Workers:
         self.broker_url, self.data_dir, self.queue = broker_url, data_dir, queue
         self.procs: list[subprocess.Popen[bytes]] = []
 
-    def start(self) -> subprocess.Popen[bytes]:
-        env = {**os.environ, **FAST_BEATS, "DATABASE_URL": database_url_of_test_db(),
+    def start(self, **extra_env: str) -> subprocess.Popen[bytes]:
+        env = {**os.environ, **FAST_BEATS, **extra_env, "DATABASE_URL": database_url_of_test_db(),
                "PLANNER_DATA_DIR": str(self.data_dir), "CELERY_BROKER_URL": self.broker_url,
                "CELERY_QUEUE": self.queue}
         if self.broker_url.startswith("filesystem"):
@@ -203,3 +203,66 @@ def test_a_report_whose_whole_worker_is_killed_is_rendered_once_by_the_next_work
     # the workers write under their own PLANNER_DATA_DIR (this test's tmp_path), not this process's
     pdf = workers.data_dir / "reports" / str(report.pk) / report.files["pdf"]
     assert report.status == "ready" and pdf.stat().st_size > 0
+
+
+def purge(queue: str) -> int:
+    """Lose every message waiting in the queue (as a broker restarted without persistence would)."""
+    from planner.celery import app
+
+    with app.connection_for_write() as conn:
+        return int(conn.default_channel.queue_purge(queue) or 0)
+
+
+def test_an_ingest_whose_queued_message_is_lost_is_sent_again_by_the_reaper_to_exact_counts(
+        workers: Workers, tmp_path: Path) -> None:
+    from forecasts.accounting.load import ingest_run_create
+    from forecasts.accounting.parsers.synth import slurm_lines
+    from forecasts.accounting.upload import ingest_run_enqueue
+    from forecasts.models import Job, UsageMonthly
+    from planner.jobs.broker import task_ids_in_broker
+    from planner.jobs.models import BackgroundJob
+
+    n = 60_000
+    path = tmp_path / "lost.txt"
+    path.write_text("".join(slurm_lines(n, start=datetime(2023, 1, 1, tzinfo=UTC),
+                                        end=datetime(2024, 1, 1, tzinfo=UTC))))
+    run = ingest_run_create(cluster_name="lost", fmt="slurm", paths=[path])
+    job = ingest_run_enqueue(run=run)  # no worker yet: the message waits in the broker
+    task = BackgroundJob.objects.get(pk=job.pk).task
+    assert task["id"] in (task_ids_in_broker([workers.queue]) or set())
+    assert purge(workers.queue) == 1
+    assert task["id"] not in (task_ids_in_broker([workers.queue]) or set())
+
+    workers.start(JOBS_QUEUED_STALE_S="2")  # its beat runs the reaper every second
+    done = wait_for_job(job.pk, timeout_s=120)
+    assert done.status == "succeeded", done.message
+    assert done.attempts == 1 and done.task["id"] != task["id"]  # the message the reaper sent
+    run.refresh_from_db()
+    assert (run.status, run.records_read, run.jobs_ingested, run.duplicates) == ("completed", n, n, 0)
+    assert Job.objects.filter(cluster__name="lost").count() == n
+    assert UsageMonthly.objects.filter(cluster__name="lost").aggregate(j=Sum("jobs"))["j"] == n
+
+
+def test_a_queued_job_is_sent_again_only_when_the_broker_lost_its_message(
+        workers: Workers, settings: Any) -> None:
+    """No worker: the reaper leaves a message that waits its turn, resends a lost one exactly once
+    (the new message is then held), and fails the job with a message after JOBS_MAX_ATTEMPTS sends."""
+    from planner.jobs.models import BackgroundJob
+    from planner.jobs.reaper import jobs_reap
+    from planner.jobs.services import job_start
+
+    settings.JOBS_QUEUED_STALE_S = 0
+    job = job_start(kind="selftest", label="lost", task="planner.tasks.selftest")
+    assert jobs_reap()["resent"] == []  # still in the broker: only waiting
+    for sent in range(1, settings.JOBS_MAX_ATTEMPTS + 1):
+        assert purge(workers.queue) == 1
+        assert jobs_reap()["resent"] == [job.pk]
+        assert jobs_reap()["resent"] == []  # the new message is held: no duplicate
+        job.refresh_from_db()
+        assert job.status == "queued" and job.task["resent"] == sent
+        assert "its message was lost before a worker took it: sent again" in job.message
+    purge(workers.queue)
+    assert jobs_reap()["failed"] == [job.pk]
+    job.refresh_from_db()
+    assert job.status == "failed" and "no worker took it (is a worker consuming the queue" in job.message
+    assert BackgroundJob.objects.filter(status="queued").count() == 0
