@@ -16,6 +16,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
+from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.http import HttpRequest, HttpResponse
 from rest_framework.permissions import BasePermission
 
@@ -27,17 +28,43 @@ ROLE_GROUPS = (ADMIN, PLANNER, FINANCE, VIEWER)  # precedence: a user in two gro
 
 UserLike = AbstractBaseUser | AnonymousUser
 
+# A page asks role_of / visible_department_ids many times for the same request.user: the
+# answers are memoised on that user object (a new one per request), and forgotten by every
+# object of this process as soon as any group membership, viewer link, group, department or
+# user is written here (a generation counter), so a memo never outlives a change it depends on.
+_MEMO = "_planner_roles_memo"
+_generation = [0]
+_WATCHED = {"auth.Group", "auth.User", "forecasts.Department"}
+
+
+def _forget(sender: Any, **kwargs: Any) -> None:
+    if kwargs.get("signal") is m2m_changed or getattr(getattr(sender, "_meta", None), "label", "") in _WATCHED:
+        _generation[0] += 1
+
+
+m2m_changed.connect(_forget, dispatch_uid="planner.roles.forget.m2m")
+post_save.connect(_forget, dispatch_uid="planner.roles.forget.save")
+post_delete.connect(_forget, dispatch_uid="planner.roles.forget.delete")
+
+
+def _memo(user: UserLike) -> dict[str, Any]:
+    found = getattr(user, _MEMO, None)
+    if found is None or found["generation"] != _generation[0] or found["pk"] != user.pk:
+        found = {"generation": _generation[0], "pk": user.pk}
+        setattr(user, _MEMO, found)
+    return found
+
 
 def role_of(user: UserLike) -> str | None:
     if not user.is_authenticated:
         return None
     if user.is_superuser:
         return ADMIN
-    names = set(user.groups.values_list("name", flat=True))  # type: ignore[union-attr]
-    for role in ROLE_GROUPS:
-        if role in names:
-            return role
-    return None
+    memo = _memo(user)
+    if "role" not in memo:
+        names = set(user.groups.values_list("name", flat=True))  # type: ignore[union-attr]
+        memo["role"] = next((role for role in ROLE_GROUPS if role in names), None)
+    return memo["role"]  # type: ignore[no-any-return]
 
 
 def sees_everything(user: UserLike) -> bool:
@@ -60,7 +87,10 @@ def visible_department_ids(user: UserLike) -> set[int] | None:
         return None
     if not user.is_authenticated:
         return set()
-    return set(user.viewable_departments.values_list("id", flat=True))  # type: ignore[union-attr]
+    memo = _memo(user)
+    if "departments" not in memo:
+        memo["departments"] = frozenset(user.viewable_departments.values_list("id", flat=True))  # type: ignore[union-attr]
+    return set(memo["departments"])
 
 
 def scope_by_department(queryset: Any, user: UserLike, field: str = "department") -> Any:

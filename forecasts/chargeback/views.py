@@ -27,6 +27,7 @@ from forecasts.chargeback.services import (
     parse_month,
     statement_is_stale,
 )
+from forecasts.usage.selectors import usage_months
 from planner.jobs.services import job_start
 from planner.roles import planner_required, sees_everything
 from planner.web.areas import AREAS_BY_SLUG
@@ -47,7 +48,7 @@ def index(request: HttpRequest) -> HttpResponse:
     is_planner = sees_everything(request.user)
     context: dict[str, object] = {"months": months, "is_planner": is_planner,
                                   "plans": RatePlan.objects.all()[:5] if is_planner else [],
-                                  "usage_months": [f"{m:%Y-%m}" for m in months_with_usage()][-36:]
+                                  "usage_months": [f"{m:%Y-%m}" for m in usage_months(user=request.user)][-36:]
                                   if is_planner else []}
     if not months:
         context["area"] = AREAS_BY_SLUG["chargeback"]

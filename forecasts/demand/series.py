@@ -30,6 +30,7 @@ from forecasts.demand.engine.legacy import growth_rate_result, legacy_result
 from forecasts.demand.growth import ALL_FAMILIES, add_months, fit_series
 from forecasts.demand.models import ExternalSeries, ForecastFit
 from forecasts.units import BYTES_PER_TB, TB_PER_PB
+from forecasts.usage.cache import rollup_cached
 
 METRICS = ("core_hours", "storage_pb", "jobs", "active_users")
 UNITS = {
@@ -226,8 +227,10 @@ def _drop_partial_month(series: MonthlySeries, cluster: Cluster | None) -> None:
                           f"{partial[1]:%Y-%m-%d}); forecasts need whole months")
 
 
-def usage_series_options() -> dict[str, list[Any]]:
-    """What the series picker offers: clusters and departments with usage, and the metrics."""
+@rollup_cached
+def usage_series_options(user: Any = None) -> dict[str, list[Any]]:
+    """What the series picker offers: clusters and departments with usage, and the metrics (for a
+    person: cached until the rollups, clusters or departments change)."""
     clusters = list(Cluster.objects.filter(usagemonthly__isnull=False).distinct().values_list("name", flat=True))
     depts = list(
         Department.objects.filter(usage__isnull=False).distinct().order_by("name").values_list("code", "name")

@@ -5,10 +5,13 @@ render; the figures come from forecasts/demand/charts.py."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import json
 from typing import Any
 
 from django.contrib import messages
+from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -30,11 +33,27 @@ from forecasts.demand.series import (
     spec_from_names,
     storage_snapshot_model,
     usage_series_options,
-    year_ago_backtest,
+)
+from forecasts.demand.series import (
+    year_ago_backtest as _year_ago_backtest,
 )
 from planner.jobs.models import BackgroundJob
 from planner.jobs.services import job_start
 from planner.roles import planner_required
+
+
+def year_ago_backtest(fit: ForecastFit) -> dict[str, Any] | None:
+    """The fit page's year-ago backtest (a whole forecast run), kept in the cache under everything
+    it is computed from (the fit's values, dates, method and seed): the same inputs always give
+    the same answer, so a stored one is never stale; a refit or another fit is another key."""
+    inputs = [fit.values, fit.start.isoformat(), fit.frequency, fit.family, fit.result.get("aggregate", "sum"),
+              fit.result.get("log"), fit.options.get("seed", 0)]
+    key = "backtest:" + hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+    found = cache.get(key)
+    if found is None:
+        found = (_year_ago_backtest(fit),)
+        cache.set(key, found, timeout=24 * 3600)
+    return found[0]
 
 
 def _int(value: Any, default: int, lo: int, hi: int) -> int:
@@ -47,7 +66,7 @@ def _int(value: Any, default: int, lo: int, hi: int) -> int:
 @planner_required
 def overview(request: HttpRequest) -> HttpResponse:
     """Series picker, recent fits, refit-all, links to plans and external series."""
-    options = usage_series_options()
+    options = usage_series_options(user=request.user)
     error = None
     growth_rate = None
     if request.method == "POST":
@@ -66,13 +85,13 @@ def overview(request: HttpRequest) -> HttpResponse:
         else:
             return redirect("forecast-fit", pk=fit.pk)
     fits = ForecastFit.objects.filter(external_series__isnull=True).select_related(
-        "cluster", "department", "exclude_department")[:30]
+        "cluster", "department", "exclude_department").defer("result", "values", "yearly", "options")[:30]
     refit_job = BackgroundJob.objects.filter(kind="forecast_refit_all").first()
     return render(request, "forecasts/overview.html", {
         "options": options, "metrics": METRICS, "fits": fits, "error": error, "growth_rate": growth_rate,
         "short_history": bool(error and "are needed" in error),
-        "plans": SequencerPlan.objects.order_by("name", "-version").distinct("name")[:20],
-        "series": ExternalSeries.objects.all()[:20],
+        "plans": SequencerPlan.objects.order_by("name", "-version").distinct("name").only("pk", "name")[:20],
+        "series": ExternalSeries.objects.only("pk", "name")[:20],
         "refit_job": refit_job,
         "storage_loaded": storage_snapshot_model() is not None,
     })

@@ -5,9 +5,11 @@ yearly figures, versions, comparison, an editor whose table recomputes as you ty
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from typing import Any
 
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -55,21 +57,32 @@ def plan_list(request: HttpRequest) -> HttpResponse:
 
 
 
+def _figures(plan: Any, document: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The plan's yearly and monthly figures, cached under a digest of the document they are derived
+    from (a pure function of it: an edited plan is another document, so never a stale answer)."""
+    key = "plan-figures:" + hashlib.sha256(json.dumps(document, sort_keys=True, default=str).encode()).hexdigest()
+    found = cache.get(key)
+    if found is None:
+        found = (yearly_figures(plan), plan_monthly_by_assay(plan))
+        cache.set(key, found, timeout=24 * 3600)
+    return found
+
+
 @planner_required
 def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
     row = get_object_or_404(SequencerPlan, pk=pk)
     plan = plan_of(row)
-    years = yearly_figures(plan)
+    years, monthly = _figures(plan, row.document)
     stages = list(dict.fromkeys(s for y in years for s in y.new_tb))
     nodes = [plan.reference_node, *(n for n in plan.node_types if n != plan.reference_node)]
-    monthly = plan_monthly_by_assay(plan)
     return render(request, "forecasts/plan.html", {
         "row": row, "plan": plan, "years": years, "stages": stages, "nodes": nodes,
         "convention": core_hour_convention(plan),
         "fig": charts.plan_chart(monthly["months"], monthly["core_hours_ref"], monthly["stored_pb"],
                                  plan.reference_node),
-        "versions": SequencerPlan.objects.filter(name=row.name).order_by("-version"),
-        "others": SequencerPlan.objects.exclude(pk=row.pk).order_by("name", "-version")[:50],
+        "versions": SequencerPlan.objects.filter(name=row.name).order_by("-version").select_related("created_by")
+        .defer("document"),
+        "others": SequencerPlan.objects.exclude(pk=row.pk).order_by("name", "-version").defer("document")[:50],
     })
 
 

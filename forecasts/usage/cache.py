@@ -40,6 +40,7 @@ SELECT concat_ws(':',
     (SELECT concat(count(*), '/', sum(hashtext(d::text))) FROM forecasts_department d),
     (SELECT concat(count(*), '/', sum(hashtext(p::text))) FROM forecasts_project p),
     (SELECT concat(count(*), '/', sum(hashtext(c::text))) FROM forecasts_clustercapacity c),
+    (SELECT concat(count(*), '/', sum(hashtext(c::text))) FROM forecasts_cluster c),
     (SELECT concat(count(*), '/', max(id)) FROM forecasts_storagesnapshot WHERE status = 'completed'))
 """
 _memo: dict[str, Any] = {"stamp": None, "at": 0.0, "db": None}

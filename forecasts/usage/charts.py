@@ -10,6 +10,9 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any
 
+from forecasts.usage.cache import rollup_cached
+from forecasts.usage.selectors import usage_monthly_by_department
+
 # A qualitative palette readable on white; the Unassigned bucket is always grey.
 PALETTE = ["#1f6feb", "#e8590c", "#2f9e44", "#ae3ec9", "#f08c00", "#0c8599", "#d6336c", "#5c940d",
            "#7048e8", "#c2255c", "#1098ad", "#a61e4d"]
@@ -69,3 +72,14 @@ def _month_ticks(n_months: int) -> dict[str, str]:
     if n_months <= 36:
         return {"dtick": "M3"}
     return {}
+
+
+@rollup_cached
+def usage_figure(*, title: str = "Core-hours per month by department", before: date | None = None,
+                 **filters: Any) -> dict[str, Any]:
+    """``usage_area_figure`` of the person's ``usage_monthly_by_department(**filters)`` (months before
+    ``before`` only, when given), cached with the rows it is drawn from: until the rollups change."""
+    rows = usage_monthly_by_department(**filters)
+    if before is not None:
+        rows = [r for r in rows if r["month"] < before]
+    return usage_area_figure(rows, title=title)

@@ -64,3 +64,17 @@ def usage_choices(*, user: Any) -> dict[str, Any]:
     queues = sorted(q for q in visible.values_list("queue", flat=True).distinct() if q)
     return {"any": visible.exists(), "queues": queues,
             "cluster_ids": sorted(visible.values_list("cluster_id", flat=True).distinct())}
+
+
+@rollup_cached
+def usage_queue_names(*, user: Any) -> list[str]:
+    """Every queue with usage, all departments' (the workload page's queue filter: a queue is the
+    cluster's, not a department's); a scan of the rollups, so cached until they change."""
+    return list(UsageMonthly.objects.order_by("queue").values_list("queue", flat=True).distinct())
+
+
+@rollup_cached
+def usage_months(*, user: Any) -> list[date]:
+    """Every month with usage, all departments', oldest first (what a planner may price: the chargeback
+    page's month picker); a scan of the rollups, so cached until they change."""
+    return sorted(UsageMonthly.objects.order_by("-month").values_list("month", flat=True).distinct())

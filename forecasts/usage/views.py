@@ -25,7 +25,7 @@ from django.views.decorators.http import require_POST
 from forecasts.accounting.models import Cluster, Department, Identity, IdentityMapping, Project, UsageMonthly
 from forecasts.accounting.org import mappings_import_csv, usage_reattribute
 from forecasts.usage import selectors
-from forecasts.usage.charts import usage_area_figure
+from forecasts.usage.charts import usage_figure
 from forecasts.usage.selectors import usage_monthly_by_department
 from planner.roles import ADMIN, PLANNER, role_of, sees_everything, visible_department_ids
 from planner.web.areas import AREAS_BY_SLUG
@@ -94,7 +94,7 @@ def usage(request: HttpRequest) -> HttpResponse:
         })
     filters = usage_filters(request)
     rows = usage_monthly_by_department(**filters)
-    figure = usage_area_figure(rows)
+    figure = usage_figure(**filters)
     ids = visible_department_ids(request.user)
     departments = Department.objects.all() if ids is None else Department.objects.filter(id__in=ids)
     queues = choices["queues"]
@@ -120,7 +120,7 @@ def usage(request: HttpRequest) -> HttpResponse:
 
 def usage_chart_json(request: HttpRequest) -> JsonResponse:
     """The usage page's figure as JSON, with the same filters and the same scoping."""
-    return JsonResponse(usage_area_figure(usage_monthly_by_department(**usage_filters(request))))
+    return JsonResponse(usage_figure(**usage_filters(request)))
 
 
 def usage_csv(request: HttpRequest) -> HttpResponse:

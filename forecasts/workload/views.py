@@ -12,10 +12,11 @@ from typing import Any
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from forecasts.accounting.models import Cluster, Project, UsageMonthly
+from forecasts.accounting.models import Cluster, Project
 from forecasts.storage.models import StorageSnapshot
 from forecasts.storage.selectors import storage_overview
 from forecasts.storage.services import snapshot_message
+from forecasts.usage.selectors import usage_queue_names
 from forecasts.usage.views import _month
 from forecasts.workload.charts import csv_rows, figures, storage_figures
 from forecasts.workload.selectors import departments_visible, workload_report
@@ -41,7 +42,7 @@ def workload(request: HttpRequest, department: str | None = None) -> HttpRespons
         "filters": filters, "query": request.GET.urlencode(), "planner": sees_everything(request.user),
         "clusters": Cluster.objects.order_by("name"), "departments": depts,
         "projects": Project.objects.filter(department__in=depts).order_by("name"),
-        "queues": UsageMonthly.objects.order_by("queue").values_list("queue", flat=True).distinct(),
+        "queues": usage_queue_names(user=request.user),
         "start_value": filters["start"].isoformat()[:7] if filters["start"] else "",
         "end_value": filters["end"].isoformat()[:7] if filters["end"] else "",
         "drill": next((d for d in depts if d.code == department), None),

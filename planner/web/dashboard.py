@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, Max, Sum
 
 from forecasts.accounting.models import Department, IngestRun
@@ -57,11 +58,26 @@ def headline(user: Any) -> dict[str, Any]:
             "partial_month": partial[0] if partial else None, "logs_end": partial[1] if partial else None}
 
 
+@rollup_cached
+def usage_totals(user: Any) -> dict[str, Any]:
+    """Jobs and clusters of all the usage the user sees (a scan of the rollups: cached until they change)."""
+    return usage_filtered(user=user).aggregate(jobs=Sum("jobs"), clusters=Count("cluster", distinct=True))
+
+
+def row_counts(*models: Any) -> list[int]:
+    """How many rows each model's table has, in one statement (the dashboard's area lines)."""
+    quote = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(f"(SELECT count(*) FROM {quote(m._meta.db_table)})" for m in models))
+        return [int(n) for n in cursor.fetchone()]
+
+
 def area_status(user: Any) -> dict[str, str]:
     """One line per area saying what is there (the area card shows it under its question)."""
     status: dict[str, str] = {}
-    usage = usage_filtered(user=user).aggregate(jobs=Sum("jobs"), clusters=Count("cluster", distinct=True))
-    snapshots = StorageSnapshot.objects.count()
+    usage = usage_totals(user)
+    snapshots, node_types, storage_systems, benchmarks, designs, reports = row_counts(
+        StorageSnapshot, NodeType, StorageSystem, Benchmark, Design, GrantReport)
     if usage["jobs"]:
         status["usage"] = (f"{usage['jobs']:,} jobs from {usage['clusters']} cluster"
                            f"{'s' if usage['clusters'] != 1 else ''}; {snapshots} storage scan"
@@ -69,25 +85,23 @@ def area_status(user: Any) -> dict[str, str]:
     statements = scope_by_department(Statement.objects.filter(is_current=True), user)
     latest = statements.aggregate(m=Max("month"))["m"]
     if latest:
-        total = statements.filter(month=latest).aggregate(t=Sum("total_usd"))["t"] or 0
-        status["chargeback"] = f"{latest:%B %Y}: ${total:,.2f} across {statements.filter(month=latest).count()} " \
-                               "department statements"
+        month = statements.filter(month=latest).aggregate(t=Sum("total_usd"), n=Count("pk"))
+        status["chargeback"] = f"{latest:%B %Y}: ${month['t'] or 0:,.2f} across {month['n']} department statements"
     if not sees_everything(user):
         return status
-    fits = ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS).order_by("-created_at")
+    fits = (ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS).order_by("-created_at")
+            .select_related("cluster", "department", "exclude_department", "external_series")
+            .defer("result", "values", "errors", "options"))  # the series label and yearly rows only
     # the whole site's series when there is one, else the latest of any
     fit = fits.filter(department__isnull=True, exclude_department__isnull=True).first() or fits.first()
     if fit is not None and fit.yearly:
         status["forecasts"] = forecast_status(fit.series_label, fit.yearly)
-    if NodeType.objects.exists():
-        status["hardware"] = (f"{NodeType.objects.count()} node types, {StorageSystem.objects.count()} storage "
-                              f"systems, {Benchmark.objects.count()} benchmarks")
-    if Design.objects.exists():
-        n = Design.objects.count()
-        status["designs"] = f"{n} design{'s' if n != 1 else ''}"
-    if GrantReport.objects.exists():
-        n = GrantReport.objects.count()
-        status["reports"] = f"{n} report version{'s' if n != 1 else ''}"
+    if node_types:
+        status["hardware"] = f"{node_types} node types, {storage_systems} storage systems, {benchmarks} benchmarks"
+    if designs:
+        status["designs"] = f"{designs} design{'s' if designs != 1 else ''}"
+    if reports:
+        status["reports"] = f"{reports} report version{'s' if reports != 1 else ''}"
     return status
 
 

@@ -14,8 +14,7 @@ from planner.web.areas import AREAS, AREAS_BY_SLUG
 
 
 def dashboard(request: HttpRequest) -> HttpResponse:
-    from forecasts.usage.charts import usage_area_figure
-    from forecasts.usage.selectors import usage_monthly_by_department
+    from forecasts.usage.charts import usage_figure
     from planner.web.dashboard import area_status, headline, visible_departments
 
     departments = visible_departments(request.user)
@@ -25,10 +24,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     top = headline(request.user)
     figure = None
     if top:
-        rows = usage_monthly_by_department(user=request.user)
-        if top["partial_month"]:
-            rows = [r for r in rows if r["month"] < top["partial_month"]]
-        figure = usage_area_figure(rows, title="Core-hours per month by department, all history")
+        figure = usage_figure(user=request.user, before=top["partial_month"],
+                              title="Core-hours per month by department, all history")
     return render(request, "dashboard.html", {
         "areas": areas, "departments": departments, "headline": top, "figure": figure,
         "project_count": Project.objects.filter(department__in=departments).count(),

@@ -7,9 +7,12 @@ demo data, driven by locust (headless, bounded in time, 127.0.0.1 only).
 Steps: migrate and load the demo (idempotent), collect static files with hashed names
 (STATIC_MANIFEST=1, as the image does), start gunicorn with the image's command line on a
 free 127.0.0.1 port and one Celery worker, open one session per simulated person (planners
-and department viewers of the demo), visit every page once (a production server is warm),
-then run locust for ``--seconds`` and print the figures (JSON on stdout; docs/performance.md
-quotes them).  Everything it started is stopped at the end, also on Ctrl-C.
+and department viewers of the demo), visit every page a few times per gunicorn worker,
+concurrently (a production server is warm), then run locust (``FastHttpUser``: the load
+generator shares the cores it measures) for ``--seconds`` and print the figures (JSON on
+stdout; docs/performance.md quotes them), with the CPU spent per request by gunicorn, by
+locust and by the PostgreSQL backends serving the run: what a shared machine does not inflate
+the way it inflates latency.  Everything it started is stopped at the end, also on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -79,6 +83,30 @@ def _cpu_seconds(pid: int) -> float:
         except psutil.Error:
             continue
     return total
+
+
+def _postgres_backends_cpu(database: str) -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL backend serving ``database`` (on this machine), by pid."""
+    try:
+        import psutil
+    except ImportError:  # pragma: no cover - locust brings psutil
+        return {}
+    found = {}
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            title = " ".join(proc.info["cmdline"] or [])
+            if title.startswith("postgres:") and f" {database} " in f" {title} ":
+                t = proc.cpu_times()
+                found[proc.pid] = t.user + t.system
+        except psutil.Error:
+            continue
+    return found
+
+
+def _children_cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process's finished, waited-for children so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def paths_by_role() -> dict[str, list[list[Any]]]:
@@ -206,10 +234,13 @@ class Command(BaseCommand):
             sessions = open_sessions(per_role=max(1, options["users"] // 2))
             paths = paths_by_role()
             say(f"gunicorn on {base} ({options['workers']} workers), a worker on {broker}; warming up")
-            self._warm(base, sessions, paths)
+            self._warm(base, sessions, paths, rounds=2 * options["workers"])
             prefix = out / "locust"
             say(f"locust: {options['users']} people for {options['seconds']} s")
             cpu_before, load_before = _cpu_seconds(children[0].pid), os.getloadavg()[0]
+            locust_before = _children_cpu_seconds()
+            database = settings.DATABASES["default"]["NAME"]
+            pg_before = _postgres_backends_cpu(database)
             subprocess.run(
                 [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless", "--host", base,
                  "-u", str(options["users"]), "-r", str(options["users"]), "-t", f"{options['seconds']}s",
@@ -219,7 +250,14 @@ class Command(BaseCommand):
                      "BENCH_SESSION_COOKIE": settings.SESSION_COOKIE_NAME})
             stats = read_stats(prefix)
             cpu = _cpu_seconds(children[0].pid) - cpu_before
-            stats["total"]["gunicorn_cpu_ms_per_request"] = round(1000 * cpu / max(stats["total"]["requests"], 1), 1)
+            requests = max(stats["total"]["requests"], 1)
+            stats["total"]["gunicorn_cpu_ms_per_request"] = round(1000 * cpu / requests, 1)
+            # the load generator's own share of the same cores (it has exited: a waited-for child)
+            stats["total"]["locust_cpu_ms_per_request"] = round(
+                1000 * (_children_cpu_seconds() - locust_before) / requests, 1)
+            # the backends still connected at the end (gunicorn's connections persist): a lower bound
+            pg = sum(cpu - pg_before.get(pid, 0.0) for pid, cpu in _postgres_backends_cpu(database).items())
+            stats["total"]["postgres_cpu_ms_per_request"] = round(1000 * pg / requests, 1)
             stats["total"]["load_average_1min"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
         finally:
             for child in children:
@@ -238,17 +276,25 @@ class Command(BaseCommand):
                    "cpus": os.cpu_count(), **total, "targets": TARGETS, "targets_met": met, "pages": stats["pages"]}
         self.stdout.write(json.dumps(summary, indent=1))
 
-    def _warm(self, base: str, sessions: list[list[str]], paths: dict[str, list[list[Any]]]) -> None:
-        """Visit every page once per role, as the first people of the day would."""
-        seen = set()
+    def _warm(self, base: str, sessions: list[list[str]], paths: dict[str, list[list[Any]]], rounds: int) -> None:
+        """Visit every page ``rounds`` times per role, ``rounds`` at a time, as the first people of the day
+        would: each gunicorn worker is a process of its own (its own imports, caches and compiled
+        forecast models), so only concurrent visits reach every worker before locust starts."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        keys = {}
         for role, key in sessions:
-            if role in seen:
-                continue
-            seen.add(role)
-            for _, path, _ in paths[role]:
-                request = urllib.request.Request(base + path, headers={
-                    "Cookie": f"{settings.SESSION_COOKIE_NAME}={key}", "Accept": "application/json, text/html"})
-                try:
-                    urllib.request.urlopen(request, timeout=60).read()  # noqa: S310 (127.0.0.1 only)
-                except OSError as exc:
-                    self.stderr.write(f"warm-up: {path}: {exc}")
+            keys.setdefault(role, key)
+        visits = [(keys[role], path) for role in keys for _, path, _ in paths[role]]
+
+        def visit(item: tuple[str, str]) -> None:
+            key, path = item
+            request = urllib.request.Request(base + path, headers={
+                "Cookie": f"{settings.SESSION_COOKIE_NAME}={key}", "Accept": "application/json, text/html"})
+            try:
+                urllib.request.urlopen(request, timeout=60).read()  # noqa: S310 (127.0.0.1 only)
+            except OSError as exc:
+                self.stderr.write(f"warm-up: {path}: {exc}")
+
+        with ThreadPoolExecutor(max_workers=rounds) as pool:
+            list(pool.map(visit, [visit_ for visit_ in visits for _ in range(rounds)]))
