@@ -5,7 +5,6 @@ removed from a group loses the role at the next login."""
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -14,6 +13,8 @@ from typing import Any
 
 import pytest
 from django.test import Client, override_settings
+
+from tests.planner.access.servers import free_port
 
 SLAPD = Path("/usr/sbin/slapd")
 SLAPADD = Path("/usr/sbin/slapadd")
@@ -92,12 +93,6 @@ member: uid=lee,ou=people,{base}
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def slapd(tmp_path_factory: Any) -> Iterator[str]:
     workdir = tmp_path_factory.mktemp("slapd")
@@ -107,7 +102,7 @@ def slapd(tmp_path_factory: Any) -> Iterator[str]:
     ldif = workdir / "directory.ldif"
     ldif.write_text(DIRECTORY.format(base=BASE))
     subprocess.run([str(SLAPADD), "-f", str(conf), "-l", str(ldif)], check=True, capture_output=True, timeout=60)
-    uri = f"ldap://127.0.0.1:{_free_port()}"
+    uri = f"ldap://127.0.0.1:{free_port()}"
     proc = subprocess.Popen([str(SLAPD), "-f", str(conf), "-h", uri, "-d", "0"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     import ldap

@@ -8,10 +8,8 @@ import html
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,15 +18,11 @@ import pytest
 import requests
 from django.test import override_settings
 
+from tests.planner.access.servers import free_port, serving
+
 ROOT = Path(__file__).resolve().parents[3]
 CLIENT_ID, CLIENT_SECRET = "capacity-planner", "a-client-secret-for-the-tests"
 pytestmark = pytest.mark.slow
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _rsa_pem() -> str:
@@ -51,31 +45,16 @@ class Provider:
 
 @pytest.fixture(scope="module")
 def provider(live_server: Any, tmp_path_factory: Any) -> Iterator[Provider]:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "OP_DB": str(tmp_path_factory.mktemp("op") / "op.sqlite3"), "OP_RSA_KEY": _rsa_pem()}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     users = [{"username": "alice", "password": "alice-pw", "email": "alice@example.org",
               "groups": ["hpc-planners", "staff"]}]
-    proc = subprocess.Popen([sys.executable, "-m", "tests.oidc_provider.serve", "run", str(port), CLIENT_ID,
-                             CLIENT_SECRET, f"{live_server.url}/oidc/callback/", json.dumps(users)],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if requests.get(f"{url}/o/.well-known/openid-configuration", timeout=2).status_code == 200:
-                break
-        except requests.ConnectionError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError(f"the test OIDC provider did not start: {proc.stdout.read() if proc.stdout else ''}")
-        time.sleep(0.2)
-    try:
+    with serving([sys.executable, "-m", "tests.oidc_provider.serve", "run", str(port), CLIENT_ID,
+                  CLIENT_SECRET, f"{live_server.url}/oidc/callback/", json.dumps(users)],
+                 f"{url}/o/.well-known/openid-configuration", "the test OIDC provider", env=env):
         yield Provider(url, env)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @pytest.fixture

@@ -9,10 +9,7 @@ import base64
 import datetime as dt
 import json
 import shutil
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -22,17 +19,12 @@ import pytest
 import requests
 from django.test import override_settings
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.planner.access.servers import free_port, serving
+
 SAML = "/accounts/login/saml2"
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(shutil.which("xmlsec1") is None,
                                  reason="SAML tests need Debian's xmlsec1 (apt-get install xmlsec1; .ci/run does)")]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _key_and_cert(folder: Path, name: str) -> tuple[Path, Path]:
@@ -92,27 +84,12 @@ def idp(live_server: Any, tmp_path_factory: Any) -> Iterator[IdP]:
     _key_and_cert(folder, "idp")
     (folder / "users.json").write_text(json.dumps({"carol": {"password": "carol-pw", "mail": "carol@example.org",
                                                              "groups": ["hpc-planners", "staff"]}}))
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "tests.saml_idp.serve", str(port), str(folder),
-                             f"{live_server.url}{SAML}/metadata/"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if requests.get(f"{url}/metadata", timeout=2).status_code == 200:
-                break
-        except requests.ConnectionError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError(f"the test SAML IdP did not start: {proc.stdout.read() if proc.stdout else ''}")
-        time.sleep(0.2)
-    try:
+    with serving([sys.executable, "-m", "tests.saml_idp.serve", str(port), str(folder),
+                  f"{live_server.url}{SAML}/metadata/"],
+                 f"{url}/metadata", "the test SAML IdP"):
         yield IdP(url, folder)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
