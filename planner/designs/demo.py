@@ -42,11 +42,16 @@ def load_hardware_and_designs(log: Callable[[str], None]) -> None:
         design_evaluate(design=design)
         designs.append(design)
     optimised = designs[-1]
-    if not optimised.optimizer_runs.filter(status__in=[OptimizerRun.Status.OPTIMAL, OptimizerRun.Status.GAP]).exists():
-        run = OptimizerRun.objects.create(design=optimised, params={})
-        run = optimizer_run_execute(run.pk)
+    run = optimised.optimizer_runs.filter(status__in=[OptimizerRun.Status.OPTIMAL, OptimizerRun.Status.GAP]).first()
+    if run is None:
+        run = optimizer_run_execute(OptimizerRun.objects.create(design=optimised, params={}).pk)
         log(f"optimiser run #{run.pk}: {run.status}")
     log(f"designs: {', '.join(d.name for d in designs)}")
+    # the optimiser's plan as a design of its own, so the designs list shows what it bought (the
+    # scenario itself only states the problem: no purchases, hence its shortfalls)
+    if run.status in (OptimizerRun.Status.OPTIMAL, OptimizerRun.Status.GAP) and not run.result_design_id:
+        saved = optimizer_run_save_design(run=run)
+        log(f"optimised plan saved as {saved.name}")
 
 
 PRICE_TREND = "minerva_optimised_price_trend.yaml"

@@ -26,7 +26,8 @@ def load_catalog_and_designs(with_run: bool = False) -> dict[str, Any]:
             OptimizerRun.objects.all().delete()
     else:
         load_hardware_and_designs(lambda msg: None)
-    by = {d.name: d for d in Design.objects.all()}
+    saved_plans = OptimizerRun.objects.exclude(result_design=None).values("result_design")
+    by = {d.name: d for d in Design.objects.exclude(pk__in=saved_plans)}  # the scenarios, not saved plans
     return {
         "wide": next(d for n, d in by.items() if "wide AMD" in n),
         "narrow": next(d for n, d in by.items() if "narrow" in n),
