@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,19 +21,24 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def answers_200(url: str) -> Callable[[], bool]:
+    """Ready when ``url`` answers 200."""
+    def ready() -> bool:
+        try:
+            return requests.get(url, timeout=2).status_code == 200
+        except requests.ConnectionError:
+            return False
+    return ready
+
+
 @contextmanager
-def serving(argv: Sequence[str], ready_url: str, what: str, env: dict[str, Any] | None = None,
+def serving(argv: Sequence[str], ready: Callable[[], bool], what: str, env: dict[str, Any] | None = None,
             timeout_s: float = 60) -> Iterator[subprocess.Popen[str]]:
-    """Start ``argv`` from the repository root, wait until ``ready_url`` answers 200, stop it after."""
+    """Start ``argv`` from the repository root, wait until ``ready()`` says so, stop it after."""
     proc = subprocess.Popen(list(argv), cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
     deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            if requests.get(ready_url, timeout=2).status_code == 200:
-                break
-        except requests.ConnectionError:
-            pass
+    while not ready():
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
             raise AssertionError(f"{what} did not start: {proc.stdout.read() if proc.stdout else ''}")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 from django.test import Client, override_settings
 
-from tests.planner.access.servers import free_port
+from tests.planner.access.servers import free_port, serving
 
 SLAPD = Path("/usr/sbin/slapd")
 SLAPADD = Path("/usr/sbin/slapadd")
@@ -103,25 +102,19 @@ def slapd(tmp_path_factory: Any) -> Iterator[str]:
     ldif.write_text(DIRECTORY.format(base=BASE))
     subprocess.run([str(SLAPADD), "-f", str(conf), "-l", str(ldif)], check=True, capture_output=True, timeout=60)
     uri = f"ldap://127.0.0.1:{free_port()}"
-    proc = subprocess.Popen([str(SLAPD), "-f", str(conf), "-h", uri, "-d", "0"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
     import ldap
 
-    deadline = time.monotonic() + 30
-    while True:
+    def bound() -> bool:
         try:
             ldap.initialize(uri).simple_bind_s(ADMIN_DN, ADMIN_PW)
-            break
+            return True
         except ldap.SERVER_DOWN:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise AssertionError(f"slapd did not start: {proc.stderr.read() if proc.stderr else ''}") from None
-            time.sleep(0.1)
+            return False
+
     try:
-        yield uri
+        with serving([str(SLAPD), "-f", str(conf), "-h", uri, "-d", "0"], bound, "slapd", timeout_s=30):
+            yield uri
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
         shutil.rmtree(workdir, ignore_errors=True)
 
 

@@ -18,7 +18,7 @@ import pytest
 import requests
 from django.test import override_settings
 
-from tests.planner.access.servers import free_port, serving
+from tests.planner.access.servers import answers_200, free_port, serving
 
 ROOT = Path(__file__).resolve().parents[3]
 CLIENT_ID, CLIENT_SECRET = "capacity-planner", "a-client-secret-for-the-tests"
@@ -53,7 +53,7 @@ def provider(live_server: Any, tmp_path_factory: Any) -> Iterator[Provider]:
     url = f"http://127.0.0.1:{port}"
     with serving([sys.executable, "-m", "tests.oidc_provider.serve", "run", str(port), CLIENT_ID,
                   CLIENT_SECRET, f"{live_server.url}/oidc/callback/", json.dumps(users)],
-                 f"{url}/o/.well-known/openid-configuration", "the test OIDC provider", env=env):
+                 answers_200(f"{url}/o/.well-known/openid-configuration"), "the test OIDC provider", env=env):
         yield Provider(url, env)
 
 

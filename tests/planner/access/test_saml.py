@@ -19,7 +19,7 @@ import pytest
 import requests
 from django.test import override_settings
 
-from tests.planner.access.servers import free_port, serving
+from tests.planner.access.servers import answers_200, free_port, serving
 
 SAML = "/accounts/login/saml2"
 pytestmark = [pytest.mark.slow,
@@ -88,7 +88,7 @@ def idp(live_server: Any, tmp_path_factory: Any) -> Iterator[IdP]:
     url = f"http://127.0.0.1:{port}"
     with serving([sys.executable, "-m", "tests.saml_idp.serve", str(port), str(folder),
                   f"{live_server.url}{SAML}/metadata/"],
-                 f"{url}/metadata", "the test SAML IdP"):
+                 answers_200(f"{url}/metadata"), "the test SAML IdP"):
         yield IdP(url, folder)
 
 
