@@ -138,8 +138,11 @@ def _start(j, how, t, p, wmax, free_c, shadow_c, width, ntype, node_of, chain, s
     """Start job j now: how 0 = it fits (step 3a), 1 = it ends by S, 2 = on extra cores. Returns heap sizes."""
     start[j] = t
     if run[j] == 0:
-        if how == 2:  # charged to the extra cores for the rest of this pass, as in pool mode
-            _place(j, p, wmax, shadow_c, free_c, True, free_c, False, width, ntype, node_of, chain, False,
+        if how == 2:  # charged to the extra cores for the rest of this pass, as in pool mode: pool mode
+            # takes it from the cores free at S, not from those free now (the job holds none now), so
+            # here it takes cores free at S on nodes busy now first, leaving the free-now ones to
+            # the rest of the pass (one-core nodes then schedule exactly as the pool does)
+            _place(j, p, wmax, shadow_c, shadow_c, False, free_c, True, width, ntype, node_of, chain, False,
                    shadow_c, False)
         return n_end, n_exp  # it needed the cores for an instant and holds none
     if how == 0:
