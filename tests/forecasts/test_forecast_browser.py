@@ -54,6 +54,10 @@ def test_plan_page_shows_the_minerva_figures_and_the_editor_recomputes(
     assert "48 M" in row2019 and "31.5 M" in row2019
     screenshot(page, "forecast_plan")
     page.click("text=Edit (saves a new version)")
+    # the editor's script listens from DOMContentLoaded on: typing before the page has loaded sends
+    # an input event nothing hears (a race seen in CI under load)
+    page.wait_for_selector("#plan-editor")
+    page.wait_for_load_state("load")
     page.fill("input[name=count-0-2]", "24")
     page.wait_for_selector("#derived-table[data-recomputed]")
     assert "recomputed" in page.inner_text("#recalc-status")
