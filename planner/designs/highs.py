@@ -42,17 +42,22 @@ _STATUS = {
 }
 
 
-def solve_highs(m: Any, time_limit_s: float, gap: float, *, start: FloatArray | None = None,
-                lb: list[float] | None = None, ub: list[float] | None = None, lp_only: bool = False) -> Solved:
-    """Solve ``m`` (cost, lb, ub, integ, rows, rlb, rub lists) to ``gap``; ``lb``/``ub`` replace its bounds."""
-    n = len(m.cost)
+def row_matrix(rows: list[dict[int, float]], n_cols: int) -> csc_array:
+    """The constraint rows ({column: coefficient} each) as one sparse matrix (both solver paths use it)."""
     data, ri, ci = [], [], []
-    for i, coefs in enumerate(m.rows):
+    for i, coefs in enumerate(rows):
         for j, val in coefs.items():
             ri.append(i)
             ci.append(j)
             data.append(val)
-    a = csc_array((data, (ri, ci)), shape=(len(m.rows), n))
+    return csc_array((data, (ri, ci)), shape=(len(rows), n_cols))
+
+
+def solve_highs(m: Any, time_limit_s: float, gap: float, *, start: FloatArray | None = None,
+                lb: list[float] | None = None, ub: list[float] | None = None, lp_only: bool = False) -> Solved:
+    """Solve ``m`` (cost, lb, ub, integ, rows, rlb, rub lists) to ``gap``; ``lb``/``ub`` replace its bounds."""
+    n = len(m.cost)
+    a = row_matrix(m.rows, n)
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n, len(m.rows)
     lp.col_cost_ = np.asarray(m.cost, dtype=float)

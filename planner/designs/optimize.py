@@ -29,7 +29,6 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import csr_array
 
 from forecasts.units import HOURS_PER_DAY, HOURS_PER_YEAR, SECONDS_PER_HOUR
 from planner.designs.capacity import (
@@ -46,7 +45,7 @@ from planner.designs.capacity import (
     schedulable_hours_per_year,
 )
 from planner.designs.genomes import add_genome_rows
-from planner.designs.highs import solve_highs
+from planner.designs.highs import row_matrix, solve_highs
 from planner.designs.service_level import ServiceLevel
 from planner.designs.warm_start import warm_start
 from planner.hardware.catalog import Catalog
@@ -122,13 +121,7 @@ class _Model:
         plans' gap faster (docs/uncertainty.md)."""
         if use_highspy or start is not None or lb is not None or ub is not None or lp_only:
             return solve_highs(self, time_limit_s, gap, start=start, lb=lb, ub=ub, lp_only=lp_only)
-        data, ri, ci = [], [], []
-        for i, coefs in enumerate(self.rows):
-            for j, val in coefs.items():
-                ri.append(i)
-                ci.append(j)
-                data.append(val)
-        a = csr_array((data, (ri, ci)), shape=(len(self.rows), len(self.cost)))
+        a = row_matrix(self.rows, len(self.cost)).tocsr()
         return milp(
             np.array(self.cost), integrality=np.array(self.integ),
             bounds=Bounds(np.array(self.lb), np.array(self.ub)),
