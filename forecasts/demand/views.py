@@ -5,13 +5,10 @@ render; the figures come from forecasts/demand/charts.py."""
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
-import json
 from typing import Any
 
 from django.contrib import messages
-from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -37,6 +34,7 @@ from forecasts.demand.series import (
 from forecasts.demand.series import (
     year_ago_backtest as _year_ago_backtest,
 )
+from forecasts.usage.cache import cached_by_inputs
 from planner.jobs.models import BackgroundJob
 from planner.jobs.services import job_start
 from planner.roles import planner_required
@@ -48,12 +46,7 @@ def year_ago_backtest(fit: ForecastFit) -> dict[str, Any] | None:
     the same answer, so a stored one is never stale; a refit or another fit is another key."""
     inputs = [fit.values, fit.start.isoformat(), fit.frequency, fit.family, fit.result.get("aggregate", "sum"),
               fit.result.get("log"), fit.options.get("seed", 0)]
-    key = "backtest:" + hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
-    found = cache.get(key)
-    if found is None:
-        found = (_year_ago_backtest(fit),)
-        cache.set(key, found, timeout=24 * 3600)
-    return found[0]
+    return cached_by_inputs("backtest", inputs, lambda: _year_ago_backtest(fit))
 
 
 def _int(value: Any, default: int, lo: int, hi: int) -> int:

@@ -5,11 +5,9 @@ yearly figures, versions, comparison, an editor whose table recomputes as you ty
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 from typing import Any
 
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -29,6 +27,7 @@ from forecasts.demand.plans import (
     plans_compare,
 )
 from forecasts.demand.sequencing import yearly_figures
+from forecasts.usage.cache import cached_by_inputs
 from planner.roles import planner_required
 
 
@@ -60,12 +59,7 @@ def plan_list(request: HttpRequest) -> HttpResponse:
 def _figures(plan: Any, document: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """The plan's yearly and monthly figures, cached under a digest of the document they are derived
     from (a pure function of it: an edited plan is another document, so never a stale answer)."""
-    key = "plan-figures:" + hashlib.sha256(json.dumps(document, sort_keys=True, default=str).encode()).hexdigest()
-    found = cache.get(key)
-    if found is None:
-        found = (yearly_figures(plan), plan_monthly_by_assay(plan))
-        cache.set(key, found, timeout=24 * 3600)
-    return found
+    return cached_by_inputs("plan-figures", document, lambda: (yearly_figures(plan), plan_monthly_by_assay(plan)))
 
 
 @planner_required

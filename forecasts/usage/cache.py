@@ -17,12 +17,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import json
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.core.cache import caches
+from django.core.cache import cache, caches
 from django.db import connection
 
 from planner.roles import visible_department_ids
@@ -94,3 +95,15 @@ def rollup_cached(fn: F) -> F:
         return found[0]
 
     return cached  # type: ignore[return-value]
+
+
+def cached_by_inputs(prefix: str, inputs: Any, compute: Callable[[], Any], timeout_s: int = 24 * 3600) -> Any:
+    """``compute()`` kept in the default cache under a digest of everything it is a pure function
+    of (``inputs``, JSON-serialisable): the same inputs give the same answer, so a stored one is
+    never stale, and changed inputs are another key."""
+    key = f"{prefix}:" + hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+    found = cache.get(key)
+    if found is None:
+        found = (compute(),)  # a tuple, so a None answer is cached too
+        cache.set(key, found, timeout=timeout_s)
+    return found[0]
