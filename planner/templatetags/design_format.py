@@ -40,6 +40,14 @@ def num(value: Any, digits: int = 0) -> str:
 
 
 @register.filter
+def signed_pct(value: Any, digits: int = 1) -> str:
+    """0.704 -> '+70.4%', -0.311 -> '-31.1%' (a relative error, as the docs' tables print it)."""
+    if value is None or value == "":
+        return "–"
+    return f"{100 * float(value):+.{int(digits)}f}%"
+
+
+@register.filter
 def short_rule(rule: str) -> str:
     """The head of a cost-model rule ('scaled from ivy-bridge by clock 3.5->2.4 GHz x arch 1.0/1.0'),
     without the cited benchmark and nested rules (shown in full on demand)."""

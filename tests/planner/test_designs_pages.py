@@ -62,6 +62,8 @@ def test_the_benchmark_page_shows_the_fitted_model_its_residuals_and_the_leave_o
     loo = html.split('id="leave-one-out"')[1]
     assert "Median absolute error <strong>7.3 %</strong> over\n    18 figures" in loo
     assert "f800-189" in loo and "predicted without it" in loo
+    h600 = loo.split("<td>h600-192</td>")[1].split("</tr>")[0]
+    assert "+70.4%" in h600  # relative errors in per cent, as in docs/performance-model.md
     ranges = loo.split('id="loo-ranges"')[1].split("</table>")[0]  # seed 001's "between 11 and 13 hours"
     assert "11.00 - 13.00" in ranges and "seed 001" in ranges
 
