@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from forecasts.demand.engine.panel import (
+    GLOBAL_WEIGHT,
     PANEL_MEMBERS,
     Options,
     PanelError,
@@ -58,9 +59,10 @@ def _check(frequency: str, horizon: int, holdout: int) -> None:
 
 def panel_run(source: Path | bytes, *, frequency: str, horizon: int, holdout: int = 0, name: str | None = None,
               jobs: int | None = None, max_series: int | None = None, pin: str | None = None,
-              members: tuple[str, ...] = PANEL_MEMBERS) -> PanelRun:
+              members: tuple[str, ...] = PANEL_MEMBERS, global_weight: float = GLOBAL_WEIGHT) -> PanelRun:
     """Read, forecast (or score with ``holdout``) and summarise a panel.  ``source`` is a path or
-    the uploaded bytes (gzip allowed).  ``jobs`` processes (default: all cores)."""
+    the uploaded bytes (gzip allowed).  ``jobs`` processes (default: all cores).  ``global_weight``:
+    the pooled model's share of each combination (0: local members only)."""
     _check(frequency, horizon, holdout)
     if isinstance(source, bytes):
         if len(source) > MAX_UPLOAD_BYTES:
@@ -81,7 +83,9 @@ def panel_run(source: Path | bytes, *, frequency: str, horizon: int, holdout: in
                          f"{max_series}: run python manage.py forecast_panel for larger panels")
     if pin and pin not in members:
         members = (*members, pin)
-    opts = Options(frequency, horizon, holdout, pin=pin, members=members)
+    if not 0 <= global_weight < 1:
+        raise PanelError("the global model's weight must be at least 0 and below 1")
+    opts = Options(frequency, horizon, holdout, pin=pin, members=members, global_weight=global_weight)
     jobs = jobs or os.cpu_count() or 1
     t0 = time.perf_counter()
     outcomes = run_panel(series, opts, jobs)

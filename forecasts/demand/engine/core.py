@@ -24,6 +24,11 @@
    intervals but left out of the default combination (``not_combined``): its backtest reuses
    the whole-series coefficients (see members.py), so its errors there are optimistic and
    would narrow the combination's intervals.  ``pin`` replaces the combination by one member.
+   ``blend=(name, w)`` mixes one member in after the median, with the fixed weight w:
+   (1 - w) median + w member, in the whole-series forecast and at every backtest origin alike
+   (where that member has no forecast, the median alone).  Panels use it for the pooled global
+   model (``pooled.py``, w = 0.2, chosen on the M3 validation sets): a member of another kind
+   (learned across the series) that one vote among ten in a median would barely move.
 5. Intervals: conformal, from the backtest errors of the combined forecast itself (the same
    median of the same members at every origin), see ``intervals.py``; each member also gets
    intervals from its own errors.
@@ -107,6 +112,7 @@ def forecast(
     not_combined: Sequence[str] = NOT_COMBINED,
     pin: str | None = None,
     combine: str = "median",
+    blend: tuple[str, float] | None = None,
     log: bool | None = None,
     both_scales: bool = True,
     max_origins: int = MAX_ORIGINS,
@@ -129,6 +135,8 @@ def forecast(
         raise ValueError("k must be at least 1")
     if combine not in COMBINE:
         raise ValueError(f"combine must be one of {', '.join(COMBINE)}")
+    if blend is not None and not 0 < blend[1] < 1:
+        raise ValueError("the blend weight must be between 0 and 1")
     y = np.asarray(list(values), dtype=float)
     y[~np.isfinite(y)] = np.nan
     finite = np.flatnonzero(np.isfinite(y))
@@ -152,6 +160,9 @@ def forecast(
         raise ValueError("member names must be unique")
     if pin is not None and pin not in names:
         raise ValueError(f"cannot pin {pin!r}: members are {', '.join(names)}")
+    if blend is not None and blend[0] not in names:
+        raise ValueError(f"cannot blend {blend[0]!r}: members are {', '.join(names)}")
+    blended = blend[0] if blend is not None and pin is None else None
 
     full = {m.name: m.forecast(z, horizon, scale) for m in mems}  # first: AutoARIMA picks its orders here
     bt = run_backtest(z, mems, scale, horizon, season_length, max_origins)
@@ -164,7 +175,8 @@ def forecast(
         selected, method = [pin], f"pinned: {pin}"
     else:
         fitted = [n for n in order if np.all(np.isfinite(full[n]))]
-        pool = [n for n in usable if n not in not_combined] or usable or fitted
+        pool = ([n for n in usable if n not in not_combined and n != blended]
+                or [n for n in usable if n != blended] or [n for n in fitted if n != blended])
         if not pool:
             raise ValueError("no member could be fitted to this series")
         best = scores[pool[0]].mase
@@ -176,6 +188,15 @@ def forecast(
     stack = np.stack([full[n] for n in selected])
     center = stack.mean(axis=0) if combine == "mean" else np.median(stack, axis=0)
     comb_bt = _combined_backtest(bt, selected, combine)
+    weights = {n: 1.0 / len(selected) for n in selected}
+    if blend is not None and blended is not None and np.all(np.isfinite(full[blended])):
+        w = blend[1]
+        center = (1 - w) * center + w * full[blended]
+        g_bt = bt.forecasts[blended]
+        comb_bt = np.where(np.isfinite(g_bt), (1 - w) * comb_bt + w * g_bt, comb_bt)
+        weights = {n: (1 - w) / len(selected) for n in selected} | {blended: w}
+        method += f", blended {1 - w:.2g} : {w:.2g} with {blended}"
+        selected = [*selected, blended]
     comb_scores = score(bt, comb_bt, scale)
     comb_err = np.abs(bt.actual - comb_bt)
     cal = calibrate(comb_err, LEVELS)
@@ -191,7 +212,7 @@ def forecast(
     results: list[MemberResult] = []
     for rank, n in enumerate(order, start=1):
         s = scores[n]
-        weight = 1.0 / len(selected) if n in selected else 0.0
+        weight = weights.get(n, 0.0)
         mr = MemberResult(n, s.mase, s.smape, s.cells, rank, weight,
                           log=(not use_log) if n in other_names else use_log)
         if np.all(np.isfinite(full[n])):

@@ -57,10 +57,10 @@ class Calibration:
 
 def _step_quantiles(errors: FloatArray, levels: tuple[float, ...]) -> dict[float, float]:
     n = errors.size
-    q: dict[float, float] = {}
-    for lv in levels:
-        if (n + 1) * lv <= n:
-            q[lv] = float(np.quantile(errors, lv, method="weibull"))
+    reachable = [lv for lv in levels if (n + 1) * lv <= n]
+    # one call for every level: a panel calibrates every member at every step
+    q: dict[float, float] = dict(zip(reachable, np.quantile(errors, reachable, method="weibull").tolist(),
+                                     strict=True)) if reachable else {}
     if len(q) < len(levels):
         base_lv = max(q) if q else n / (n + 1)
         base_q = q[base_lv] if q else float(np.max(errors))

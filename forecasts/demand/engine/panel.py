@@ -16,6 +16,13 @@ points inside the 80% and 95% intervals, for the combination and for every membe
 with intervals calibrated on its own backtest errors).  Averages are over all series and steps.
 AutoARIMA runs only when named in ``--members`` (it is not in the default combination and its
 order search costs about as much as all the other members together).
+
+Cross-learning: before the series are forecast, one pooled autoregression is trained on the
+windows of every series' history (the part that is forecast from: with ``--holdout`` never the
+held-back points), a model per backtest cutoff (``pooled.py``), and joins every series'
+forecast as the member ``global``, blended 0.2 into the median of the local members
+(``--global-weight W``; 0 leaves it out).  Single series (``forecast_series``, usage series)
+have no panel to learn from and are forecast by the local members alone.
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ from typing import Any
 
 import numpy as np
 
+from . import pooled
+from .backtest import MAX_ORIGINS
 from .core import DEFAULT_K, NOT_COMBINED, forecast
 from .members import STAT_MEMBERS
 from .results import EngineForecast, clean
@@ -49,6 +58,7 @@ UNITS = {"A": "years", "S": "half-years", "Q": "quarters", "M": "months"}
 # AutoARIMA is never in the default combination, and its order search is half a panel's time:
 # panels leave it out unless asked (--members ...,arima); the combined forecast is the same.
 PANEL_MEMBERS = tuple(m for m in STAT_MEMBERS if m not in NOT_COMBINED)
+GLOBAL_WEIGHT = 0.2  # the pooled model's share of the combination (M3 validation, docs/forecasting.md)
 
 
 class PanelError(ValueError):
@@ -71,6 +81,7 @@ class Options:
     k: int | None = DEFAULT_K
     pin: str | None = None
     members: tuple[str, ...] = PANEL_MEMBERS
+    global_weight: float = GLOBAL_WEIGHT  # 0: no pooled member
 
 
 @dataclass
@@ -186,8 +197,22 @@ def _columns(fc: EngineForecast) -> dict[str, list[float]]:
     return {c: fc.column(c) for c in ("median", "p10", "p90", "p2_5", "p97_5")}
 
 
-def run_one(series: PanelSeries, opts: Options) -> SeriesOutcome:
-    """Forecast (or score against the held-back tail) one series; errors become ``error``."""
+def _history(series: PanelSeries, opts: Options) -> np.ndarray:
+    """The part of the series that is forecast from (all of it, or all but the held-back tail)."""
+    return series.values[: -opts.holdout] if opts.holdout else series.values
+
+
+def train_pooled(series: Sequence[PanelSeries], opts: Options) -> pooled.PooledAR | None:
+    """The pooled model of a panel, one per backtest cutoff, on every series' history only."""
+    if opts.global_weight <= 0:
+        return None
+    h = opts.holdout or opts.horizon
+    return pooled.train([_history(s, opts) for s in series], h, cutoffs=range(MAX_ORIGINS + 1))
+
+
+def run_one(series: PanelSeries, opts: Options, model: pooled.PooledAR | None = None) -> SeriesOutcome:
+    """Forecast (or score against the held-back tail) one series; errors become ``error``.
+    ``model``: the panel's pooled model (``train_pooled``), blended in as the member ``global``."""
     t0, c0 = time.perf_counter(), time.process_time()
     out = SeriesOutcome(series.series_id)
     m = SEASON_LENGTH[opts.frequency]
@@ -200,8 +225,13 @@ def run_one(series: PanelSeries, opts: Options) -> SeriesOutcome:
         h = opts.holdout
     else:
         train, actual, h = values, np.array([]), opts.horizon
+    extra: list[pooled.PooledMember] = []
+    finite = np.flatnonzero(np.isfinite(train))
+    if model is not None and finite.size:
+        extra.append(pooled.PooledMember(model, int(train.size - finite[0])))
     try:
         fc = forecast(train, h, season_length=m, members=opts.members, k=opts.k, pin=opts.pin,
+                      extra_members=extra, blend=(pooled.NAME, opts.global_weight) if extra else None,
                       unit=UNITS[opts.frequency])
     except ValueError as exc:
         out.error = str(exc)
@@ -226,9 +256,9 @@ def run_one(series: PanelSeries, opts: Options) -> SeriesOutcome:
     return out
 
 
-def _run_chunk(args: tuple[list[PanelSeries], Options]) -> list[SeriesOutcome]:
-    chunk, opts = args
-    return [run_one(s, opts) for s in chunk]
+def _run_chunk(args: tuple[list[PanelSeries], Options, pooled.PooledAR | None]) -> list[SeriesOutcome]:
+    chunk, opts, model = args
+    return [run_one(s, opts, model) for s in chunk]
 
 
 def _warm_up() -> None:
@@ -242,15 +272,24 @@ def _chunks(series: list[PanelSeries], size: int) -> Iterator[list[PanelSeries]]
 
 
 def run_panel(series: list[PanelSeries], opts: Options, jobs: int | None = None) -> list[SeriesOutcome]:
-    """Forecast every series with ``jobs`` processes (default: all cores); order is kept."""
+    """Forecast every series with ``jobs`` processes (default: all cores); order is kept.  The
+    pooled model is trained first, once, on the whole panel (``train_pooled``).  Work is handed
+    out longest series first in small chunks (a series' cost grows with its length), so the
+    processes finish together instead of one waiting on the other's last long chunk."""
     jobs = jobs or os.cpu_count() or 1
+    model = train_pooled(series, opts)
     if jobs <= 1 or len(series) < 4:
-        return [run_one(s, opts) for s in series]
+        return [run_one(s, opts, model) for s in series]
     _warm_up()
-    size = max(1, min(16, len(series) // (jobs * 8)))
+    order = sorted(range(len(series)), key=lambda i: -series[i].values.size)
+    size = max(1, min(4, len(series) // (jobs * 8)))
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
-        parts = pool.map(_run_chunk, [(c, opts) for c in _chunks(series, size)])
-        return [o for part in parts for o in part]
+        parts = pool.map(_run_chunk, [(c, opts, model) for c in _chunks([series[i] for i in order], size)])
+        done = [o for part in parts for o in part]
+    out: list[SeriesOutcome | None] = [None] * len(series)
+    for i, o in zip(order, done, strict=True):
+        out[i] = o
+    return [o for o in out if o is not None]
 
 
 def summarise(outcomes: list[SeriesOutcome], opts: Options, seconds: float, jobs: int) -> dict[str, Any]:
@@ -306,9 +345,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--members", default=",".join(PANEL_MEMBERS),
                    help=f"comma-separated members (default {','.join(PANEL_MEMBERS)}; add arima for its scores)")
     p.add_argument("--pin", default=None, choices=STAT_MEMBERS, help="use one member instead of the combination")
+    p.add_argument("--global-weight", type=float, default=GLOBAL_WEIGHT, metavar="W",
+                   help=f"share of the pooled global model in the combination (default {GLOBAL_WEIGHT}; 0: none)")
     a = p.parse_args(argv)
     if a.horizon < 1 or a.holdout < 0:
         p.error("--horizon must be at least 1 and --holdout at least 0")
+    if not 0 <= a.global_weight < 1:
+        p.error("--global-weight must be at least 0 and below 1")
     try:
         series = read_panel(a.path, a.frequency)
     except PanelError as exc:
@@ -318,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [m for m in members if m not in STAT_MEMBERS]
     if unknown:
         p.error(f"unknown member {unknown[0]!r}; choose from {', '.join(STAT_MEMBERS)}")
-    opts = Options(a.frequency, a.horizon, a.holdout, a.k, a.pin, members)
+    opts = Options(a.frequency, a.horizon, a.holdout, a.k, a.pin, members, a.global_weight)
     jobs = a.jobs or os.cpu_count() or 1
     t0 = time.perf_counter()
     outcomes = run_panel(series, opts, jobs)

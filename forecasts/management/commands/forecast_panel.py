@@ -11,7 +11,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from forecasts.demand.engine import STAT_MEMBERS
-from forecasts.demand.engine.panel import PANEL_MEMBERS
+from forecasts.demand.engine.panel import GLOBAL_WEIGHT, PANEL_MEMBERS
 from forecasts.demand.panels import PanelError, panel_run
 
 
@@ -34,6 +34,9 @@ class Command(BaseCommand):
         parser.add_argument("--members", default=",".join(PANEL_MEMBERS),
                             help=f"comma-separated members (default {','.join(PANEL_MEMBERS)}; add arima for its "
                                  "scores: it is not in the default combination and doubles the time)")
+        parser.add_argument("--global-weight", type=float, default=GLOBAL_WEIGHT, metavar="W",
+                            help=f"share of the panel's pooled global model in each combination (default "
+                                 f"{GLOBAL_WEIGHT}; 0: local members only)")
         parser.add_argument("--json", action="store_true", help="print only the JSON summary")
 
     def handle(self, *args: Any, **o: Any) -> None:
@@ -47,7 +50,7 @@ class Command(BaseCommand):
             raise CommandError(f"--members: unknown member {unknown[0]!r}; choose from {', '.join(STAT_MEMBERS)}")
         try:
             run = panel_run(o["path"], frequency=o["frequency"], horizon=o["horizon"], holdout=o["holdout"],
-                            jobs=o["jobs"], pin=o["pin"], members=members)
+                            jobs=o["jobs"], pin=o["pin"], members=members, global_weight=o["global_weight"])
         except PanelError as exc:
             raise CommandError(str(exc)) from exc
         try:

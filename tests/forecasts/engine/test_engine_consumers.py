@@ -78,8 +78,9 @@ def test_forecast_panel_writes_every_series_forecast_and_scores_a_holdout(tmp_pa
     h = run("forecast_panel", str(path), "--frequency", "A", "--horizon", "4", "--out", str(out), "--holdout", "5",
             "--jobs", "1", "--json")
     base = {"ets", "ets_damped", "theta", "dotm", "rwd"}
-    # every combinable member on both scales (positive series), ARIMA only when asked
-    assert set(h["scores"]) - {"combined"} - base <= {f"{n}_{s}" for n in base for s in ("log", "orig")}
+    # every combinable member on both scales (positive series), the panel's pooled model, ARIMA only when asked
+    assert "global" in h["scores"]
+    assert set(h["scores"]) - {"combined", "global"} - base <= {f"{n}_{s}" for n in base for s in ("log", "orig")}
     assert base | {"combined"} <= set(h["scores"]) and not {"arima", "arima_log", "arima_orig"} & set(h["scores"])
     assert 0 <= h["scores"]["combined"]["coverage80"] <= 1
     with_arima = run("forecast_panel", str(path), "--frequency", "A", "--horizon", "4", "--out", str(out),

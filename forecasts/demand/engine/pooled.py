@@ -1,0 +1,196 @@
+"""A global (cross-learned) member for panels: one linear autoregression learned on the windows
+of every series of the panel (Montero-Manso & Hyndman 2021, "Principles and algorithms for
+forecasting groups of time series: locality and globality").
+
+Windows.  A positive series is taken on the log scale, x = ln y.  A window ending at period t
+holds the last ``LAGS`` values x[t-L+1..t] (a series shorter than that is padded on the left with
+its first value) and is normalised by its level: the mean m of its real (unpadded) values is
+subtracted from the window and from the targets x[t+j], j = 1..H, so every series is on one
+relative scale (log-ratios to its recent level).  A training window needs ``MIN_CONTEXT`` real
+values.
+
+Model.  Direct multi-horizon: for each step j, a robust ridge regression of the step-j target on
+the L features plus an intercept, over every window of every series whose step-j target exists:
+Huber weights (``HUBER`` times the residuals' MAD-scale, ``IRLS_ROUNDS`` reweightings) so that a
+few erratic series do not steer the model, and a small penalty (``RIDGE`` times the mean feature
+sum of squares, scale-free; the intercept is not penalised).  A series with a value <= 0 or a
+gap contributes no windows and gets no pooled forecast (NaN).  L = 8, window-mean normalisation,
+Huber weighting and 4 real values per window were chosen on the M3 validation sets
+(docs/forecasting.md).
+
+No leakage.  The rolling-origin backtest (``backtest.py``) forecasts series i from origin
+o = n_i - c (c = 1, 2, ... periods before its end).  The model used there is the one trained
+with the last c periods of *every* series cut off (``cutoff`` c): no period at or after the
+origin of series i, nor the last c of any other series, is in its training windows.  Series of
+one panel that end in the same period (usage series, a planner's upload of one calendar) are
+thereby cut at the same date; M3's series are aligned by their ends, as the competition's
+holdout is.  The whole-series forecast uses cutoff 0.  Training is a few least-squares solves
+per cutoff and step, so every backtest origin gets its own model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .scale import FloatArray, Scale
+
+NAME = "global"
+LAGS = 8  # values per window (validation: 6, 8, 12 tried yearly; 8, 12 quarterly)
+MIN_CONTEXT = 4  # real values in a training window
+RIDGE = 1e-3  # penalty, relative to the mean sum of squares of a feature column
+HUBER = 1.0  # residuals beyond HUBER x 1.4826 x their median |residual| are down-weighted
+IRLS_ROUNDS = 5
+
+
+@dataclass(frozen=True)
+class Windows:
+    """Every training window of a panel: features (rows x L), targets (rows x H, NaN past the
+    series' end) and ``room``, the periods of its series after the window's last one."""
+
+    lags: int
+    feats: FloatArray
+    targets: FloatArray
+    room: np.ndarray
+
+
+def _log_history(y: FloatArray) -> FloatArray | None:
+    y = np.asarray(y, dtype=float)
+    finite = np.flatnonzero(np.isfinite(y))
+    if finite.size == 0:
+        return None
+    y = y[finite[0]:]
+    if not np.all(np.isfinite(y)) or np.any(y <= 0):
+        return None
+    return np.log(y)
+
+
+def _last_window(x: FloatArray, lags: int) -> tuple[FloatArray, float]:
+    """``_features`` of the window ending at the last period only (forecasting needs no other)."""
+    tail = x[-lags:]
+    level = float(tail.mean())
+    win = np.concatenate([np.full(lags - tail.size, x[0]), tail])
+    return win - level, level
+
+
+def _features(x: FloatArray, lags: int) -> tuple[FloatArray, FloatArray]:
+    """Features (n x L) of the windows ending at each period of log history ``x``, and each
+    window's level (the mean of its real values)."""
+    xp = np.concatenate([np.full(lags - 1, x[0]), x])
+    win = sliding_window_view(xp, lags)  # row k: x[k-L+1 .. k]
+    k = np.arange(x.size)
+    cs = np.concatenate([[0.0], np.cumsum(x)])
+    level = (cs[k + 1] - cs[np.maximum(k + 1 - lags, 0)]) / np.minimum(k + 1, lags)
+    return win - level[:, None], level
+
+
+def build_windows(histories: Iterable[FloatArray], lags: int, horizon: int) -> Windows:
+    """The windows of every positive, gap-free history (original units, leading NaNs dropped)."""
+    if lags < 1 or horizon < 1:
+        raise ValueError("lags must be at least 2 and horizon at least 1")
+    feats, targets, room = [], [], []
+    for y in histories:
+        x = _log_history(y)
+        if x is None or x.size < MIN_CONTEXT + 1:
+            continue
+        n = x.size
+        k = np.arange(MIN_CONTEXT - 1, n - 1)  # window ends with a target at least one step on
+        f, level = _features(x, lags)
+        xt = np.concatenate([x, np.full(horizon, np.nan)])
+        idx = k[:, None] + np.arange(1, horizon + 1)[None, :]
+        feats.append(f[k])
+        targets.append(xt[idx] - level[k][:, None])
+        room.append(n - 1 - k)
+    if not feats:
+        return Windows(lags, np.empty((0, lags)), np.empty((0, horizon)), np.empty(0, dtype=int))
+    return Windows(lags, np.vstack(feats), np.vstack(targets), np.concatenate(room))
+
+
+def _ridge(At: FloatArray, t: FloatArray, w: FloatArray | None = None) -> FloatArray:
+    """Weighted ridge coefficients; ``At`` is (features + 1) x rows, its last row the
+    (unpenalised) intercept's ones."""
+    Aw = At if w is None else At * w
+    G = np.einsum("in,jn->ij", Aw, At)  # about 3x faster than Aw @ At.T for these shapes
+    p = At.shape[0] - 1
+    G[np.arange(p), np.arange(p)] += RIDGE * max(float(np.trace(G[:p, :p])) / max(p, 1), 1e-12)
+    return np.asarray(np.linalg.solve(G, Aw @ t), dtype=float)
+
+
+def fit_step(X: FloatArray, t: FloatArray) -> FloatArray | None:
+    """Huber-weighted ridge coefficients (features..., intercept) of one step's regression, by
+    iteratively reweighted least squares; None with too few windows."""
+    if X.shape[0] < X.shape[1] + 2:
+        return None
+    At = np.vstack([X.T, np.ones(X.shape[0])])
+    try:
+        b = _ridge(At, t)
+        for _ in range(IRLS_ROUNDS):
+            res = np.abs(t - b @ At)
+            s = HUBER * 1.4826 * float(np.median(res))
+            if s <= 0:
+                break
+            b = _ridge(At, t, np.minimum(1.0, s / np.maximum(res, 1e-12)))
+    except np.linalg.LinAlgError:
+        return None
+    return b
+
+
+@dataclass(frozen=True)
+class PooledAR:
+    """Per cutoff (periods cut from the end of every series): (L + 1 x H) coefficients, the last
+    row the intercept; a step with too few windows to fit is NaN, and so is every step past c at
+    cutoff c > 0 (a backtest origin c periods before the end forecasts at most c steps)."""
+
+    lags: int
+    horizon: int
+    coefs: dict[int, FloatArray] = field(default_factory=dict)
+
+    def predict(self, y: FloatArray, h: int, cutoff: int = 0) -> FloatArray:
+        """``h`` forecasts (original units) past history ``y`` with the model of ``cutoff``."""
+        beta = self.coefs.get(cutoff)
+        x = _log_history(y)
+        if beta is None or x is None or h > self.horizon or x.size < MIN_CONTEXT:
+            return np.full(h, np.nan)
+        f, level = _last_window(x, self.lags)
+        steps = f @ beta[:-1, :h] + beta[-1, :h]
+        return np.exp(np.clip(level + steps, -700.0, 700.0))
+
+
+def train(histories: Sequence[FloatArray], horizon: int, lags: int = LAGS,
+          cutoffs: Iterable[int] = (0,)) -> PooledAR:
+    """A pooled model per cutoff: cutoff c is trained as if every series ended c periods earlier
+    (``histories`` in original units, one per series, leading NaNs allowed)."""
+    w = build_windows(histories, lags, horizon)
+    coefs: dict[int, FloatArray] = {}
+    for c in cutoffs:
+        beta = np.full((lags + 1, horizon), np.nan)
+        for j in range(1, (horizon if c == 0 else min(c, horizon)) + 1):
+            rows = w.room - c >= j
+            b = fit_step(w.feats[rows], w.targets[rows, j - 1])
+            if b is not None:
+                beta[:, j - 1] = b
+        coefs[c] = beta
+    return PooledAR(lags, horizon, coefs)
+
+
+@dataclass
+class PooledMember:
+    """The pooled model as a member of one series' combination (``core.forecast(extra_members=
+    ...)``).  ``n`` is the series' length (from its first value): a history of n - c periods
+    (a backtest origin) is forecast with the model of cutoff c, trained without the last c periods
+    of any series.  Forecasts on the series' working scale like every member."""
+
+    model: PooledAR
+    n: int
+    name: str = NAME
+
+    def forecast(self, z: FloatArray, h: int, scale: Scale) -> FloatArray:
+        with np.errstate(all="ignore"):
+            out = scale.forward(self.model.predict(scale.back(z), h, self.n - z.size))
+        return out if out.shape == (h,) and np.all(np.isfinite(out)) else np.full(h, np.nan)
+
+    def for_backtest(self) -> PooledMember:
+        return self
