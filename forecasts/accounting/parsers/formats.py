@@ -89,13 +89,22 @@ def _decompress_head(head: bytes) -> bytes:
     return head
 
 
+def _is_text(s: bytes) -> bool:
+    """UTF-8 without control characters other than tab (random bytes after a ';' are not a header)."""
+    try:
+        text = s.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(ch == "\t" or ch.isprintable() for ch in text)
+
+
 def _classify(line: bytes) -> str | None:
     """The format one line belongs to, or None when the line alone does not say."""
     s = line.strip()
     if not s:
         return None
-    if s.startswith(b";"):
-        return "swf"
+    if s.startswith(b";"):  # an SWF header comment is text: "; Version: 2.2"
+        return "swf" if _is_text(s) else None
     if _PBS_RE.match(s):
         return "pbs"
     if _LSF_RE.match(s):
