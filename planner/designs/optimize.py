@@ -46,6 +46,7 @@ from planner.designs.capacity import (
 )
 from planner.designs.genomes import add_genome_rows
 from planner.designs.highs import row_matrix, solve_highs
+from planner.designs.second_core import start_second_core
 from planner.designs.service_level import ServiceLevel
 from planner.designs.warm_start import warm_start
 from planner.hardware.catalog import Catalog
@@ -113,14 +114,14 @@ class _Model:
 
     def solve(self, time_limit_s: float, gap: float, start: np.ndarray | None = None,
               lb: list[float] | None = None, ub: list[float] | None = None, lp_only: bool = False,
-              use_highspy: bool = False) -> Any:
+              use_highspy: bool = False, partner: Any = None) -> Any:
         """HiGHS on the model. Through highspy (planner.designs.highs) for a starting solution, other
         bounds, LP duals or on request (service-level plans); otherwise through scipy.optimize.milp,
         whose bundled HiGHS 1.12 solves the single-demand plans about a third faster than highspy 1.16
         (4.4 s against 6.6 s CPU on the bench_design instance), while 1.16 closes the service-level
         plans' gap faster (docs/uncertainty.md)."""
-        if use_highspy or start is not None or lb is not None or ub is not None or lp_only:
-            return solve_highs(self, time_limit_s, gap, start=start, lb=lb, ub=ub, lp_only=lp_only)
+        if use_highspy or start is not None or lb is not None or ub is not None or lp_only or partner is not None:
+            return solve_highs(self, time_limit_s, gap, start=start, lb=lb, ub=ub, lp_only=lp_only, partner=partner)
         a = row_matrix(self.rows, len(self.cost)).tocsr()
         return milp(
             np.array(self.cost), integrality=np.array(self.integ),
@@ -335,11 +336,22 @@ def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] |
     fixed = resolve_assets(base, catalog)
     m, var, _, const = _build(base, catalog, model, nodes, stores, fixed, max_count_per_year, "",
                               service_level, pm)
-    start = None
-    if service_level is not None:  # a feasible plan first (one priced corner per year): HiGHS starts from it
-        start = warm_start(m, service_level, time_limit_s / 4, mip_rel_gap)
+    start, partner = None, None
+    if service_level is not None:
+        # the other core proves a bound and finds plans of its own (planner.designs.second_core)
+        partner, _ = start_second_core(m, [j for (k, _, _), j in var.items() if k == "storage"],
+                                       time_limit_s - (time.perf_counter() - t0), mip_rel_gap)
+        # a feasible plan first (one priced corner per year): HiGHS starts from it
+        try:
+            start = warm_start(m, service_level, time_limit_s / 4, mip_rel_gap)
+        except BaseException:
+            if partner is not None:
+                partner.finish(0.0)
+            raise
+        if partner is not None:
+            partner.share_plan(start)
     res = m.solve(max(time_limit_s - (time.perf_counter() - t0), 1.0), mip_rel_gap, start=start,
-                  use_highspy=service_level is not None)
+                  use_highspy=service_level is not None, partner=partner)
     n_var, n_con = len(m.cost), len(m.rows)
     if res.x is not None and res.status in (0, 1):
         new = _purchases(var, res.x)

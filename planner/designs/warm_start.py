@@ -46,15 +46,18 @@ def balanced_box(cols: FloatArray, k: int) -> FloatArray:
     return out
 
 
-def _candidates(sla: ServiceLevel, year: int, cols: FloatArray) -> FloatArray:
+def _candidates(sla: ServiceLevel, year: int, cols: FloatArray, cache: dict[int, FloatArray]) -> FloatArray:
     if year in sla.corner_vars:
         return sla.corner_vars[year][1]
-    pts = corners(cols, sla.k, max_corners=MAX_START_CORNERS)
-    return balanced_box(cols, sla.k)[None, :] if pts is None else pts
+    if year not in cache:  # both start plans look at the same corners
+        pts = corners(cols, sla.k, max_corners=MAX_START_CORNERS)
+        cache[year] = balanced_box(cols, sla.k)[None, :] if pts is None else pts
+    return cache[year]
 
 
 def start_bounds(sla: ServiceLevel, m: Any, prices: dict[tuple[str, int], float],
-                 lp_requirement: dict[tuple[str, int], float] | None = None) -> tuple[list[float], list[float]]:
+                 lp_requirement: dict[tuple[str, int], float] | None = None,
+                 cache: dict[int, FloatArray] | None = None) -> tuple[list[float], list[float]]:
     """Bounds of ``m`` fixing one corner per year (every path and level binary fixed).
 
     The corner priced cheapest by ``prices``; with ``lp_requirement`` (R of the LP relaxation) instead
@@ -62,12 +65,13 @@ def start_bounds(sla: ServiceLevel, m: Any, prices: dict[tuple[str, int], float]
     max_c corner[c] / R_lp[c].
     """
     lb, ub = list(m.lb), list(m.ub)
+    cache = {} if cache is None else cache
     for year in sla.years:
         cons = [c for c in sla.required if (c, year) in sla.r_vars]
         if not cons:
             continue
         cols = np.stack([sla.column(c, year) for c in cons], axis=1)
-        pts = _candidates(sla, year, cols)
+        pts = _candidates(sla, year, cols, cache)
         scale = np.maximum(cols.max(axis=0), 1e-12)
         w = np.array([max(prices.get((c, year), 0.0), 0.0) for c in cons])
         # ties (constraints the LP does not price) go to the corner with the smallest relative total
@@ -101,10 +105,11 @@ def warm_start(m: Any, sla: ServiceLevel, time_limit_s: float, gap: float) -> Fl
     lp = m.solve(time_limit_s, gap, lp_only=True)
     prices: dict[tuple[str, int], float] = {}
     choices = []
+    cache: dict[int, FloatArray] = {}
     if lp.row_dual is not None and lp.x is not None:
         prices = {key: abs(float(lp.row_dual[row])) for key, row in sla.r_rows.items()}
-        choices.append(start_bounds(sla, m, prices, {key: float(lp.x[r]) for key, r in sla.r_vars.items()}))
-    choices.append(start_bounds(sla, m, prices))
+        choices.append(start_bounds(sla, m, prices, {key: float(lp.x[r]) for key, r in sla.r_vars.items()}, cache))
+    choices.append(start_bounds(sla, m, prices, cache=cache))
     best = None
     for i, (lb, ub) in enumerate(choices):
         if any(lb == other[0] for other in choices[:i]):

@@ -54,7 +54,10 @@ def test_optimise_for_a_service_level_reports_in_and_out_of_sample(tmp_path: Pat
     out = _last_json(capsys)
     assert out["status"] == "optimal" and out["service_level"] == 0.9 and out["paths"] == 400
     assert min(out["in_sample"].values()) >= 0.9
-    assert all(abs(v - 0.9) < 0.08 for v in out["out_of_sample"].values())  # 400 paths: ~1.5 points s.e.
+    # judged on 10,000 independent paths (planner.designs.uncertainty.CHECK_PATHS), not on another 400: the
+    # check's own sampling error is then ~0.3 points, so what is left is the plan's (bought on 400 paths)
+    assert out["check_paths"] == 10_000
+    assert all(abs(v - 0.9) < 0.08 for v in out["out_of_sample"].values())
 
 
 def test_the_scenario_can_ask_for_the_service_level_itself(tmp_path: Path, capsys: Any, db: Any) -> None:

@@ -73,7 +73,7 @@ def test_buying_for_a_service_level_shows_the_plan_the_out_of_sample_share_and_t
     assert [lv["alpha"] for lv in sl["curve"]] == [0.5, 0.8, 0.9, 0.95] and costs == sorted(costs)
     html = client.get(f"/designs/runs/{run.pk}/").content.decode()
     assert "Bought for 90% of the demand paths" in html and 'id="confidence-table"' in html
-    assert "independent paths" in html and "fig-confidence" in html
+    assert "10,000 independent paths" in html and "fig-confidence" in html
 
 
 def test_a_design_started_from_a_forecast_is_judged_on_its_paths_and_follows_newer_fits(

@@ -16,6 +16,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--paths", type=int, default=1000)
+        parser.add_argument("--seed", type=int, default=1, help="in-sample paths seed (1: as documented)")
+        parser.add_argument("--time-limit", type=float, default=60.0, help="seconds the solver may take")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        self.stdout.write(json.dumps(run(n_paths=options["paths"])))
+        self.stdout.write(json.dumps(run(n_paths=options["paths"], seed=options["seed"],
+                                         time_limit_s=options["time_limit"])))

@@ -117,4 +117,5 @@ def _service_level(path: Path, level: float | None, options: dict[str, Any]) -> 
         out["in_sample"] = {str(y.year): y.all_constraints for y in inside.years}
         out["out_of_sample"] = {str(y.year): y.all_constraints for y in outside.years}
         out["paths"] = demand_in.n_paths
+        out["check_paths"] = demand_out.n_paths
     return out

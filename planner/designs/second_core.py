@@ -1,0 +1,235 @@
+"""A second solver process beside HiGHS on a service-level model: a proven bound and plans (pure core).
+
+HiGHS's branch-and-bound on the service-level MILP runs on one core, and what it cannot close is its
+lower bound: storage and flash come in whole units the LP relaxation buys in fractions. The second
+process works on the other core, in three steps:
+
+1. **A bound.** The same model with only the storage purchases integer (every level binary, node
+   count and pipeline-tier binary continuous) is a relaxation: the same rows and objective, fewer
+   integrality restrictions, so its proven dual bound is a lower bound on the full model's optimum.
+   It keeps what the LP misses (whole storage units, measured on the bench_service_level instance:
+   the LP relaxation is 4-5 % below the optimum, this relaxation 0.2-0.45 %), and HiGHS solves it
+   far faster than the full model because it branches on 40 integers instead of 1,400.
+2. **Plans.** Each of its last integer solutions fixes the storage purchases; the full model for
+   the rest (levels, nodes, tiers) then solves in well under a second, and its optimum is a plan
+   feasible for the full model.
+3. **More branching.** The full model again from the best plan, with another random seed, whose
+   dual bound is valid too.
+
+The main process stops as soon as the best plan of either process is within the gap of the best
+bound of either (planner.designs.highs.solve_highs). Nothing here changes the model or its optimum:
+the gap reported is still a proven gap between a feasible plan and a valid lower bound.
+
+Processes, not threads: highspy holds the interpreter lock while HiGHS runs. The child is started
+with ``spawn`` (HiGHS's thread pool does not survive ``fork``); if no process can be started (e.g.
+inside a daemonic worker) the solve runs alone, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import multiprocessing as mp
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from planner.designs.highs import Arrays, highs_for, on_mip_progress, relative_gap, set_start
+
+FloatArray = npt.NDArray[np.float64]
+# Below this many integer columns one process is enough (and a process costs about a second to start).
+MIN_INTEGERS = 400
+# Share of the time limit the storage-only relaxation may take; each storage-fixed plan's share.
+RELAXATION_SHARE = 0.8
+PLAN_SHARE = 0.05
+PLANS_TRIED = 3
+RELAXATION_GAP = 1e-4
+
+
+@dataclass(slots=True)
+class Outcome:
+    x: FloatArray | None
+    fun: float
+    bound: float
+    note: str
+
+
+def _child(arr: Arrays, storage: npt.NDArray[np.int64], time_limit_s: float, gap: float,
+           shared: Any, stop: Any, conn: Any, inbox: Any) -> None:
+    t0 = time.perf_counter()
+    best_x: FloatArray | None = None
+    notes = []
+
+    def left() -> float:
+        return time_limit_s - (time.perf_counter() - t0)
+
+    def publish(primal: float, dual: float) -> None:
+        with shared.get_lock():
+            shared[0] = min(shared[0], primal)
+            shared[1] = max(shared[1], dual)
+
+    def watch(full: bool) -> Any:
+        def check(primal: float, dual: float, data_in: Any) -> None:
+            if full:
+                publish(primal, dual)
+            if stop.is_set() or relative_gap(shared[0], shared[1]) <= gap:
+                data_in.user_interrupt = True
+        return check
+
+    first: FloatArray | None = None  # the main process's first plan, once it arrives
+
+    def first_plan() -> tuple[FloatArray, float] | None:
+        nonlocal first
+        if first is None and inbox.poll(0):
+            first = np.asarray(inbox.recv(), dtype=float)
+            return first, float(first @ arr.cost)
+        return None
+
+    # 1. the storage-only relaxation: its dual bound is a bound on the full model (the main process's
+    # first plan, feasible for it too, is handed over when it arrives)
+    only = np.zeros(len(arr.cost), dtype=bool)
+    only[storage] = True
+    h = highs_for(arr, RELAXATION_SHARE * time_limit_s, RELAXATION_GAP, integer=only, threads=1)
+    h.setOptionValue("mip_improving_solution_save", True)
+    on_mip_progress(h, watch(False), first_plan)
+    h.run()
+    info = h.getInfo()
+    if math.isfinite(info.mip_dual_bound):
+        publish(math.inf, float(info.mip_dual_bound))
+        notes.append(f"storage-only relaxation bound {info.mip_dual_bound:,.0f} at {time_limit_s - left():.1f} s")
+    saved = [np.asarray(s.col_value, dtype=float) for s in h.getSavedMipSolutions()]
+    # 2. plans: the full model with the storage purchases of the relaxation's last solutions fixed
+    tried: set[tuple[int, ...]] = set()
+    best_fun = math.inf
+
+    def solve_fixed(lb: FloatArray, ub: FloatArray, start: FloatArray | None) -> None:
+        nonlocal best_x, best_fun
+        hf = highs_for(arr, min(PLAN_SHARE * time_limit_s, left()), 1e-6, lb=lb, ub=ub, threads=1)
+        if start is not None:
+            set_start(hf, start)
+        hf.run()
+        fi = hf.getInfo()
+        if fi.primal_solution_status == 2 and fi.objective_function_value < best_fun:
+            best_x, best_fun = np.asarray(hf.getSolution().col_value, dtype=float), float(fi.objective_function_value)
+            publish(best_fun, -math.inf)
+            conn.send(("plan", best_x, best_fun))
+
+    for xs in reversed(saved):
+        key = tuple(int(round(v)) for v in xs[storage])
+        if key in tried or len(tried) >= PLANS_TRIED or stop.is_set() or left() <= 0:
+            continue
+        tried.add(key)
+        lb, ub = arr.lb.copy(), arr.ub.copy()
+        lb[storage] = ub[storage] = np.asarray(key, dtype=float)
+        solve_fixed(lb, ub, None)
+    notes.append(f"{len(tried)} storage-fixed plans (best {best_fun:,.0f})")
+    # and the neighbourhood where the relaxation and the main process's first plan agree (RINS): every
+    # integer column integral in both with the same value stays fixed, HiGHS chooses the rest
+    if first is None and saved and not stop.is_set() and inbox.poll(max(min(1.0, left()), 0.0)):
+        first = np.asarray(inbox.recv(), dtype=float)
+    if first is not None and saved and not stop.is_set() and left() > 0:
+        xs = saved[-1]
+        integer = arr.integ.astype(bool)
+        same = integer & (np.abs(xs - np.round(xs)) < 1e-6) & (np.round(xs) == np.round(first))
+        lb, ub = arr.lb.copy(), arr.ub.copy()
+        lb[same] = ub[same] = np.round(first[same])
+        solve_fixed(lb, ub, first)
+        notes.append(f"around the first plan {best_fun:,.0f} at {time_limit_s - left():.1f} s")
+        if first @ arr.cost < best_fun:
+            best_x, best_fun = first, float(first @ arr.cost)
+    # 3. the full model from the best plan, another random seed
+    if left() > 0.5 and not stop.is_set() and relative_gap(shared[0], shared[1]) > gap:
+        hm = highs_for(arr, left(), gap, seed=1, threads=1)
+        if best_x is not None:
+            set_start(hm, best_x)
+        on_mip_progress(hm, watch(True))
+        hm.run()
+        mi = hm.getInfo()
+        if mi.primal_solution_status == 2 and mi.objective_function_value < best_fun:
+            best_x, best_fun = np.asarray(hm.getSolution().col_value, dtype=float), float(mi.objective_function_value)
+            publish(best_fun, -math.inf)
+        if math.isfinite(mi.mip_dual_bound):
+            publish(math.inf, float(mi.mip_dual_bound))
+        notes.append(f"full model: plan {mi.objective_function_value:,.0f}, bound {mi.mip_dual_bound:,.0f}")
+    conn.send(("done", best_x, best_fun, float(shared[1]), "; ".join(notes)))
+    conn.close()
+
+
+class SecondCore:
+    """The second process: ``best`` combines its numbers with the caller's, ``finish`` collects them."""
+
+    def __init__(self, arr: Arrays, storage: list[int], time_limit_s: float, gap: float) -> None:
+        ctx = mp.get_context("spawn")
+        self._plan: tuple[FloatArray, float] | None = None
+        self._done: tuple[Any, ...] | None = None
+        self._shared = ctx.Array("d", [math.inf, -math.inf])  # best plan's cost, best bound
+        self._stop = ctx.Event()
+        self._recv, send = ctx.Pipe(duplex=False)
+        inbox, self._send = ctx.Pipe(duplex=False)
+        self._proc = ctx.Process(target=_child, daemon=True,
+                                 args=(arr, np.asarray(storage, dtype=np.int64), time_limit_s, gap,
+                                       self._shared, self._stop, send, inbox))
+        self._proc.start()
+        send.close()
+        inbox.close()
+
+    def share_plan(self, x: FloatArray | None) -> None:
+        """Hand the main process's first plan over (the second process searches around it too)."""
+        if x is None:
+            return
+        with contextlib.suppress(OSError):  # the second process has already finished
+            self._send.send(np.asarray(x, dtype=float))
+
+    def new_plan(self) -> tuple[FloatArray, float] | None:
+        """A plan the second process found since the last call (None if none)."""
+        while self._plan is None and self._done is None and self._recv.poll(0):
+            self._take()
+        got, self._plan = self._plan, None
+        return got
+
+    def _take(self) -> None:
+        try:
+            msg = self._recv.recv()
+        except EOFError:
+            self._done = (None, math.inf, float(self._shared[1]), "stopped without a plan")
+            return
+        if msg[0] == "plan":
+            self._plan = (msg[1], msg[2])
+        else:
+            self._done = msg[1:]
+
+    def best(self, primal: float, dual: float) -> tuple[float, float]:
+        """The best plan cost and the best bound of both processes (the caller's are shared too: the
+        second process stops when the pair is within the gap)."""
+        with self._shared.get_lock():
+            self._shared[0] = min(self._shared[0], primal)
+            self._shared[1] = max(self._shared[1], dual)
+            return float(self._shared[0]), float(self._shared[1])
+
+    def finish(self, wait_s: float = 5.0) -> Outcome:
+        self._stop.set()
+        deadline = time.perf_counter() + wait_s
+        while self._done is None and self._recv.poll(max(deadline - time.perf_counter(), 0.0)):
+            self._take()
+        self._proc.join(1.0)
+        if self._proc.is_alive():
+            self._proc.terminate()
+            self._proc.join(1.0)
+        if self._done is None:  # no last word: keep only the bound it published
+            return Outcome(None, math.inf, float(self._shared[1]), "no plan")
+        x, fun, bound, note = self._done
+        return Outcome(x, fun, bound, note)
+
+
+def start_second_core(m: Any, storage: list[int], time_limit_s: float, gap: float) -> tuple[Any, Arrays]:
+    """The second process for model ``m`` (None when the model is small or no process can be started)."""
+    arr = Arrays.of(m)
+    if int(arr.integ.sum()) < MIN_INTEGERS or not storage or time_limit_s < 2.0:
+        return None, arr
+    try:
+        return SecondCore(arr, storage, time_limit_s, gap), arr
+    except (OSError, AssertionError, ValueError, RuntimeError):  # e.g. a daemonic process may not have children
+        return None, arr

@@ -1,0 +1,82 @@
+"""The second solver process beside HiGHS: a valid bound and feasible plans, never another optimum."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from planner.designs.confidence import plan_for_service_level
+from planner.designs.highs import Arrays, highs_for, relative_gap
+from planner.hardware.catalog import Catalog, load_catalog
+from tests.planner.test_service_level import _design, _enumerate, _paths
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog(ROOT / "fixtures" / "catalog.yaml")
+
+
+@pytest.fixture
+def always(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second process for every service-level model, however small."""
+    import planner.designs.second_core as sc
+
+    monkeypatch.setattr(sc, "MIN_INTEGERS", 0)
+
+
+def test_with_the_second_process_the_plan_is_still_the_enumerated_optimum(catalog: Catalog, always: None) -> None:
+    base = _paths([2015, 2016], n=10, seed=13, core=2.0e5, tb=500, genomes=1.5)
+    demand = replace(base, ingest_tb_per_day=base.genomes_per_day * 2.5)
+    design = replace(_design([2015, 2016]), flash_days=7, flash_system="flash-gss")
+    result, _ = plan_for_service_level(design, catalog, demand, 0.7, node_types=["haswell"],
+                                       storage_systems=["ibm-gss26", "flash-gss"], mip_rel_gap=0.0, confidence=None)
+    assert result.status == "optimal"
+    assert "second process" in result.message
+    choices = {("node", "haswell", 2015): 14, ("node", "haswell", 2016): 4, ("storage", "ibm-gss26", 2015): 2,
+               ("storage", "ibm-gss26", 2016): 1, ("storage", "flash-gss", 2015): 3, ("storage", "flash-gss", 2016): 1}
+    for p in result.purchases:
+        key = ("node", p.node_type, p.year) if p.node_type else ("storage", p.storage_system, p.year)
+        assert p.count < choices[key]
+    assert result.npv_usd == pytest.approx(_enumerate(design, catalog, demand, 0.7, choices), rel=1e-9)
+
+
+def test_the_storage_only_relaxation_bounds_the_optimum_from_below(catalog: Catalog) -> None:
+    """Only the storage purchases integer: a relaxation of the same model, so never above its optimum."""
+    import planner.designs.optimize as opt
+
+    captured: dict[str, object] = {}
+
+    def keep(m: object, storage: list[int], *args: object) -> tuple[None, Arrays]:
+        captured["arrays"], captured["storage"] = Arrays.of(m), storage
+        return None, captured["arrays"]  # type: ignore[return-value]
+
+    demand = _paths([2015, 2016], n=40, seed=21, core=3.0e5, tb=900, genomes=1.0)
+    design = replace(_design([2015, 2016]), flash_days=7, flash_system="flash-gss")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(opt, "start_second_core", keep)
+        result, _ = plan_for_service_level(design, catalog, demand, 0.8, node_types=["haswell", "ivy-bridge"],
+                                           storage_systems=["ibm-gss26", "ddn-sfa12k", "flash-gss"],
+                                           mip_rel_gap=0.0, confidence=None)
+    arr = captured["arrays"]
+    assert isinstance(arr, Arrays) and result.npv_usd is not None
+    only = np.zeros(len(arr.cost), dtype=bool)
+    only[captured["storage"]] = True  # type: ignore[index]
+    h = highs_for(arr, 30.0, 0.0, integer=only)
+    h.run()
+    full = highs_for(arr, 30.0, 0.0)
+    full.run()
+    assert h.getInfo().mip_dual_bound <= full.getInfo().objective_function_value * (1 + 1e-9)
+    assert h.getInfo().mip_dual_bound > 0
+
+
+def test_the_relative_gap_is_highs_own() -> None:
+    assert relative_gap(100.0, 99.0) == pytest.approx(0.01)
+    assert relative_gap(100.0, 100.0) == 0.0
+    assert relative_gap(100.0, 101.0) == 0.0  # a bound above the plan: closed
+    assert relative_gap(math.inf, 1.0) == math.inf
