@@ -44,6 +44,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from .backtest import MAX_ORIGINS, MIN_TRAIN, Backtest, Scores, rank_key, run_backtest, score
+from .fitcache import shared_fits
 from .intervals import LEVELS, calibrate, sample_paths
 from .members import STAT_MEMBERS, Member, ScaledMember, default_members, other_scale_members
 from .results import EngineForecast, MemberResult, ShortHistoryError, Step
@@ -164,8 +165,9 @@ def forecast(
         raise ValueError(f"cannot blend {blend[0]!r}: members are {', '.join(names)}")
     blended = blend[0] if blend is not None and pin is None else None
 
-    full = {m.name: m.forecast(z, horizon, scale) for m in mems}  # first: AutoARIMA picks its orders here
-    bt = run_backtest(z, mems, scale, horizon, season_length, max_origins)
+    with shared_fits():  # identical statsforecast fits made once (fitcache.py: the same numbers)
+        full = {m.name: m.forecast(z, horizon, scale) for m in mems}  # first: AutoARIMA picks its orders
+        bt = run_backtest(z, mems, scale, horizon, season_length, max_origins)
     scores: dict[str, Scores] = {n: score(bt, bt.forecasts[n], scale) for n in names}
     order = sorted(names, key=lambda n: (not np.all(np.isfinite(full[n])), *rank_key(scores[n])))
     usable = [n for n in order if np.all(np.isfinite(full[n])) and rank_key(scores[n])[0] == 0]
