@@ -46,7 +46,7 @@ from planner.designs.capacity import (
 )
 from planner.designs.genomes import add_genome_rows
 from planner.designs.highs import row_matrix, solve_highs
-from planner.designs.second_core import start_second_core
+from planner.designs.second_core import POLISH_SHARE, start_second_core
 from planner.designs.service_level import ServiceLevel
 from planner.designs.warm_start import warm_start
 from planner.hardware.catalog import Catalog
@@ -339,8 +339,10 @@ def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] |
     start, partner = None, None
     if service_level is not None:
         # the other core proves a bound and finds plans of its own (planner.designs.second_core)
-        partner, _ = start_second_core(m, [j for (k, _, _), j in var.items() if k == "storage"],
-                                       time_limit_s - (time.perf_counter() - t0), mip_rel_gap)
+        storage = [j for (k, _, _), j in var.items() if k == "storage"]
+        systems = [name for (k, name, _) in var if k == "storage"]
+        partner, arrays = start_second_core(m, storage, time_limit_s - (time.perf_counter() - t0), mip_rel_gap,
+                                            systems)
         # a feasible plan first (one priced corner per year): HiGHS starts from it
         try:
             start = warm_start(m, service_level, time_limit_s / 4, mip_rel_gap)
@@ -348,8 +350,10 @@ def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] |
             if partner is not None:
                 partner.finish(0.0)
             raise
-        if partner is not None:
+        if partner is not None and start is not None:
             partner.share_plan(start)
+            # a local search on its storage purchases before branching (planner.designs.local_search)
+            start = partner.polish(arrays, storage, systems, start, time_limit_s * POLISH_SHARE)
     res = m.solve(max(time_limit_s - (time.perf_counter() - t0), 1.0), mip_rel_gap, start=start,
                   use_highspy=service_level is not None, partner=partner)
     n_var, n_con = len(m.cost), len(m.rows)

@@ -10,11 +10,16 @@ process works on the other core, in three steps:
    It keeps what the LP misses (whole storage units, measured on the bench_service_level instance:
    the LP relaxation is 4-5 % below the optimum, this relaxation 0.2-0.45 %), and HiGHS solves it
    far faster than the full model because it branches on 40 integers instead of 1,400.
-2. **Plans.** Each of its last integer solutions fixes the storage purchases; the full model for
-   the rest (levels, nodes, tiers) then solves in well under a second, and its optimum is a plan
-   feasible for the full model.
+2. **Plans.** A set of storage purchases fixed, the full model for the rest (levels, nodes, tiers)
+   solves in well under a second, and its optimum is a plan feasible for the full model. The search
+   (planner.designs.local_search) starts from the relaxation's last integer solutions and the main
+   process's plans, mixes their storage systems (crossover) and moves single units from the best.
 3. **More branching.** The full model again from the best plan, with another random seed, whose
    dual bound is valid too.
+
+Meanwhile the main process runs the same local search from its first plan before it branches
+(``SecondCore.polish``) and hands its plans over, so the second process crosses them with the
+relaxation's solutions.
 
 The main process stops as soon as the best plan of either process is within the gap of the best
 bound of either (planner.designs.highs.solve_highs). Nothing here changes the model or its optimum:
@@ -38,14 +43,17 @@ import numpy as np
 import numpy.typing as npt
 
 from planner.designs.highs import Arrays, highs_for, on_mip_progress, relative_gap, set_start
+from planner.designs.local_search import StorageSearch, polish
 
 FloatArray = npt.NDArray[np.float64]
 # Below this many integer columns one process is enough (and a process costs about a second to start).
 MIN_INTEGERS = 400
 # Share of the time limit the storage-only relaxation may take; each storage-fixed plan's share.
 RELAXATION_SHARE = 0.8
-PLAN_SHARE = 0.05
-PLANS_TRIED = 3
+PLAN_SHARE = 0.1
+PLANS_TRIED = 8  # the relaxation's last distinct storage purchases the search crosses with the plans
+# Share of the time limit the main process spends on a local search from its first plan before branching.
+POLISH_SHARE = 0.25
 RELAXATION_GAP = 1e-4
 
 
@@ -57,7 +65,7 @@ class Outcome:
     note: str
 
 
-def _child(arr: Arrays, storage: npt.NDArray[np.int64], time_limit_s: float, gap: float,
+def _child(arr: Arrays, storage: npt.NDArray[np.int64], systems: list[str], time_limit_s: float, gap: float,
            shared: Any, stop: Any, conn: Any, inbox: Any) -> None:
     t0 = time.perf_counter()
     best_x: FloatArray | None = None
@@ -101,45 +109,34 @@ def _child(arr: Arrays, storage: npt.NDArray[np.int64], time_limit_s: float, gap
         publish(math.inf, float(info.mip_dual_bound))
         notes.append(f"storage-only relaxation bound {info.mip_dual_bound:,.0f} at {time_limit_s - left():.1f} s")
     saved = [np.asarray(s.col_value, dtype=float) for s in h.getSavedMipSolutions()]
-    # 2. plans: the full model with the storage purchases of the relaxation's last solutions fixed
-    tried: set[tuple[int, ...]] = set()
-    best_fun = math.inf
+    # 2. plans: the full model with the storage purchases fixed, at the relaxation's last solutions, the
+    # main process's first plan, their crossovers and a local search around the best (local_search)
+    if first is None and not stop.is_set():
+        inbox.poll(max(min(1.0, left()), 0.0))
+    mains = [] if first is None else [first]
+    while inbox.poll(0):  # the main process's plans: its first and what its own search made of it
+        mains.append(np.asarray(inbox.recv(), dtype=float))
+    if len(mains) > 2:  # the first and the best
+        mains = [mains[0], min(mains[1:], key=lambda x: float(x @ arr.cost))]
+    search = StorageSearch(arr, storage, systems, deadline=t0 + time_limit_s, plan_time_s=PLAN_SHARE * time_limit_s,
+                           stop=lambda: stop.is_set() or relative_gap(shared[0], shared[1]) <= gap,
+                           cutoff=lambda: float(shared[0]), on_better=lambda: share(), threads=1)
+    relaxed = list(dict.fromkeys(search.key(xs) for xs in reversed(saved)))[:PLANS_TRIED]
+    parents = []
+    for x in mains:  # crossing the first plan itself often works better than crossing its improvements
+        search.offer(x)
+        parents.append(search.key(x))
+    found = search.best_fun
 
-    def solve_fixed(lb: FloatArray, ub: FloatArray, start: FloatArray | None) -> None:
-        nonlocal best_x, best_fun
-        hf = highs_for(arr, min(PLAN_SHARE * time_limit_s, left()), 1e-6, lb=lb, ub=ub, threads=1)
-        if start is not None:
-            set_start(hf, start)
-        hf.run()
-        fi = hf.getInfo()
-        if fi.primal_solution_status == 2 and fi.objective_function_value < best_fun:
-            best_x, best_fun = np.asarray(hf.getSolution().col_value, dtype=float), float(fi.objective_function_value)
-            publish(best_fun, -math.inf)
-            conn.send(("plan", best_x, best_fun))
+    def share() -> None:
+        nonlocal found
+        if search.best_x is not None and search.best_fun < found:
+            found = search.best_fun
+            publish(found, -math.inf)
+            conn.send(("plan", search.best_x, found))
 
-    for xs in reversed(saved):
-        key = tuple(int(round(v)) for v in xs[storage])
-        if key in tried or len(tried) >= PLANS_TRIED or stop.is_set() or left() <= 0:
-            continue
-        tried.add(key)
-        lb, ub = arr.lb.copy(), arr.ub.copy()
-        lb[storage] = ub[storage] = np.asarray(key, dtype=float)
-        solve_fixed(lb, ub, None)
-    notes.append(f"{len(tried)} storage-fixed plans (best {best_fun:,.0f})")
-    # and the neighbourhood where the relaxation and the main process's first plan agree (RINS): every
-    # integer column integral in both with the same value stays fixed, HiGHS chooses the rest
-    if first is None and saved and not stop.is_set() and inbox.poll(max(min(1.0, left()), 0.0)):
-        first = np.asarray(inbox.recv(), dtype=float)
-    if first is not None and saved and not stop.is_set() and left() > 0:
-        xs = saved[-1]
-        integer = arr.integ.astype(bool)
-        same = integer & (np.abs(xs - np.round(xs)) < 1e-6) & (np.round(xs) == np.round(first))
-        lb, ub = arr.lb.copy(), arr.ub.copy()
-        lb[same] = ub[same] = np.round(first[same])
-        solve_fixed(lb, ub, first)
-        notes.append(f"around the first plan {best_fun:,.0f} at {time_limit_s - left():.1f} s")
-        if first @ arr.cost < best_fun:
-            best_x, best_fun = first, float(first @ arr.cost)
+    notes.append(search.run(parents, relaxed))
+    best_x, best_fun = search.best_x, search.best_fun
     # 3. the full model from the best plan, another random seed
     if left() > 0.5 and not stop.is_set() and relative_gap(shared[0], shared[1]) > gap:
         hm = highs_for(arr, left(), gap, seed=1, threads=1)
@@ -161,16 +158,18 @@ def _child(arr: Arrays, storage: npt.NDArray[np.int64], time_limit_s: float, gap
 class SecondCore:
     """The second process: ``best`` combines its numbers with the caller's, ``finish`` collects them."""
 
-    def __init__(self, arr: Arrays, storage: list[int], time_limit_s: float, gap: float) -> None:
+    def __init__(self, arr: Arrays, storage: list[int], time_limit_s: float, gap: float,
+                 systems: list[str]) -> None:
         ctx = mp.get_context("spawn")
         self._plan: tuple[FloatArray, float] | None = None
         self._done: tuple[Any, ...] | None = None
         self._shared = ctx.Array("d", [math.inf, -math.inf])  # best plan's cost, best bound
+        self._gap, self._note = gap, ""
         self._stop = ctx.Event()
         self._recv, send = ctx.Pipe(duplex=False)
         inbox, self._send = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_child, daemon=True,
-                                 args=(arr, np.asarray(storage, dtype=np.int64), time_limit_s, gap,
+                                 args=(arr, np.asarray(storage, dtype=np.int64), systems, time_limit_s, gap,
                                        self._shared, self._stop, send, inbox))
         self._proc.start()
         send.close()
@@ -182,6 +181,21 @@ class SecondCore:
             return
         with contextlib.suppress(OSError):  # the second process has already finished
             self._send.send(np.asarray(x, dtype=float))
+
+    def polish(self, arr: Arrays, storage: list[int], systems: list[str], x: FloatArray,
+               time_limit_s: float) -> FloatArray:
+        """The main process's own local search from its first plan (planner.designs.local_search), before
+        HiGHS branches: every better plan is shared with the second process, which searches around it too."""
+        def better(plan: FloatArray, fun: float) -> None:
+            self.best(fun, -math.inf)
+            self.share_plan(plan)
+
+        def stop() -> bool:
+            return relative_gap(*self.best(math.inf, -math.inf)) <= self._gap
+
+        out, self._note = polish(arr, storage, systems, x, time_limit_s, stop=stop,
+                                 cutoff=lambda: self.best(math.inf, -math.inf)[0], on_better=better)
+        return out
 
     def new_plan(self) -> tuple[FloatArray, float] | None:
         """A plan the second process found since the last call (None if none)."""
@@ -221,15 +235,19 @@ class SecondCore:
         if self._done is None:  # no last word: keep only the bound it published
             return Outcome(None, math.inf, float(self._shared[1]), "no plan")
         x, fun, bound, note = self._done
-        return Outcome(x, fun, bound, note)
+        return Outcome(x, fun, bound, f"{note}; first plan's {self._note}" if self._note else note)
 
 
-def start_second_core(m: Any, storage: list[int], time_limit_s: float, gap: float) -> tuple[Any, Arrays]:
-    """The second process for model ``m`` (None when the model is small or no process can be started)."""
+def start_second_core(m: Any, storage: list[int], time_limit_s: float, gap: float,
+                      systems: list[str] | None = None) -> tuple[Any, Arrays]:
+    """The second process for model ``m`` (None when the model is small or no process can be started).
+
+    ``storage``: the storage purchase columns; ``systems``: the storage system each one buys (the
+    search for plans swaps whole systems between plans; default: every column on its own)."""
     arr = Arrays.of(m)
     if int(arr.integ.sum()) < MIN_INTEGERS or not storage or time_limit_s < 2.0:
         return None, arr
     try:
-        return SecondCore(arr, storage, time_limit_s, gap), arr
+        return SecondCore(arr, storage, time_limit_s, gap, systems or [str(j) for j in storage]), arr
     except (OSError, AssertionError, ValueError, RuntimeError):  # e.g. a daemonic process may not have children
         return None, arr

@@ -1,0 +1,217 @@
+"""Plans near good storage purchases: crossover and local search on the storage vector (pure core).
+
+The second solver process (planner.designs.second_core) knows several storage purchase vectors that
+are nearly right: the storage-only relaxation's integer solutions (good flash, say, but disk bought
+too early) and the main process's first plan (the other way round). The full model with the storage
+purchases fixed solves in well under a second, so the search here looks for a better vector:
+
+1. **Crossover.** A child takes each storage system's purchases (all its years) from one parent or
+   the other: every mix of the systems two parents disagree on (of more than MAX_BLOCKS such systems,
+   the mixes taking one or two of them from one side). The parents are the plans found so far and the
+   storage-only relaxation's integer solutions (each crossed with each plan).
+2. **Local search.** From the best vector: one unit more or less of a purchase, or one unit moved
+   from one purchase to another (another year of the same system, or another system); first
+   improvement, until no move improves or time runs out.
+
+Candidates are ranked by the LP with the storage fixed (one HiGHS instance, re-solved from the last
+basis in about a millisecond), and that LP is also an exact filter: it relaxes the storage-fixed model,
+so a vector whose LP is not below the best plan's cost cannot give a better plan and is skipped
+unsolved. Every plan reported is an optimum of the full model with the storage fixed: feasible for
+the full model. Nothing here touches the bound.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import highspy
+import numpy as np
+import numpy.typing as npt
+
+from planner.designs.highs import Arrays, highs_for, set_start
+
+FloatArray = npt.NDArray[np.float64]
+# Crossover tries every mix of at most this many disagreeing systems (2^6 children per pair of parents).
+MAX_BLOCKS = 6
+# Storage-fixed models solved per round before the round gives up (in LP order).
+TRIES_PER_ROUND = 4
+CROSSOVER_TRIES = 10
+
+
+@dataclass(slots=True)
+class StorageSearch:
+    """The full model ``arr`` seen as a function of its storage purchases ``storage`` (column ids).
+
+    ``systems[i]`` names the storage system of column ``storage[i]`` (crossover swaps whole systems).
+    """
+
+    arr: Arrays
+    storage: npt.NDArray[np.int64]
+    systems: list[str]
+    deadline: float  # time.perf_counter() at which to stop
+    plan_time_s: float  # time limit of one storage-fixed model
+    stop: Callable[[], bool] = lambda: False
+    cutoff: Callable[[], float] = lambda: math.inf  # the best plan's cost known elsewhere
+    on_better: Callable[[], None] = lambda: None  # called when the best plan improves
+    threads: int | None = None  # HiGHS's threads (a process's HiGHS instances must all agree)
+    best_x: FloatArray | None = None
+    best_fun: float = math.inf
+    best_key: tuple[int, ...] | None = None
+    solved: dict[tuple[int, ...], float] = field(default_factory=dict)
+    lp_count: int = 0
+    _lp: Any = None
+
+    def left(self) -> float:
+        return self.deadline - time.perf_counter()
+
+    def done(self) -> bool:
+        return self.left() <= 0 or self.stop()
+
+    def threshold(self) -> float:
+        return min(self.best_fun, self.cutoff())
+
+    def key(self, x: FloatArray) -> tuple[int, ...]:
+        return tuple(int(round(v)) for v in np.asarray(x)[self.storage])
+
+    def lp_value(self, key: tuple[int, ...]) -> float:
+        """The LP with these storage purchases fixed: a lower bound on the storage-fixed model's optimum."""
+        if self._lp is None:
+            self._lp = highs_for(self.arr, max(self.left(), 0.01), 0.0,
+                                 integer=np.zeros(len(self.arr.cost), dtype=bool), threads=self.threads)
+        s = np.asarray(key, dtype=float)
+        self._lp.changeColsBounds(len(self.storage), self.storage.astype(np.int32), s, s)
+        self._lp.setOptionValue("time_limit", max(self.left(), 0.01))
+        self._lp.run()
+        self.lp_count += 1
+        if self._lp.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return math.inf
+        return float(self._lp.getInfo().objective_function_value)
+
+    def plan(self, key: tuple[int, ...], start: FloatArray | None = None) -> float:
+        """Solve the full model with these storage purchases fixed; keep the plan if it is the best."""
+        lb, ub = self.arr.lb.copy(), self.arr.ub.copy()
+        lb[self.storage] = ub[self.storage] = np.asarray(key, dtype=float)
+        h = highs_for(self.arr, min(self.plan_time_s, max(self.left(), 0.01)), 1e-6, lb=lb, ub=ub,
+                      threads=self.threads)
+        if math.isfinite(self.threshold()):  # a model that cannot beat the best plan ends early
+            h.setOptionValue("objective_bound", self.threshold())
+        if start is not None:
+            set_start(h, start)
+        h.run()
+        info = h.getInfo()
+        fun = float(info.objective_function_value) if info.primal_solution_status == 2 else math.inf
+        self.solved[key] = fun
+        if fun < self.best_fun:
+            self.best_x, self.best_fun, self.best_key = np.asarray(h.getSolution().col_value, dtype=float), fun, key
+            self.on_better()
+        return fun
+
+    def offer(self, x: FloatArray) -> None:
+        """A plan known to be feasible (e.g. the main process's): a parent, and the best if cheaper."""
+        fun = float(np.asarray(x) @ self.arr.cost)
+        key = self.key(x)
+        if fun < self.best_fun:
+            self.best_x, self.best_fun, self.best_key = np.asarray(x, dtype=float), fun, key
+
+    def try_best_of(self, keys: list[tuple[int, ...]], tries: int = TRIES_PER_ROUND,
+                    first_improvement: bool = False) -> bool:
+        """Solve the candidates whose LP is below the best plan's cost, cheapest LP first; True if one
+        improved on the best plan."""
+        ranked = []
+        for k in dict.fromkeys(keys):
+            if self.done():
+                return False
+            if k in self.solved:
+                continue
+            v = self.lp_value(k)
+            if v < self.threshold():
+                ranked.append((v, k))
+        ranked.sort()
+        before = self.best_fun
+        for v, k in ranked[:tries]:
+            if self.done() or v >= self.threshold():
+                break
+            self.plan(k)
+            if first_improvement and self.best_fun < before:
+                break
+        return self.best_fun < before
+
+    def crossovers(self, parents: list[tuple[int, ...]],
+                   others: list[tuple[int, ...]] | None = None) -> list[tuple[int, ...]]:
+        """Mixes of whole systems between two parents (any two of ``parents``, or with ``others`` one of
+        each): every mix when they disagree on at most MAX_BLOCKS systems, else those taking one or two
+        systems from one side."""
+        blocks: dict[str, list[int]] = {}
+        for i, name in enumerate(self.systems):
+            blocks.setdefault(name, []).append(i)
+        out = []
+        pairs = (itertools.combinations(dict.fromkeys(parents), 2) if others is None
+                 else itertools.product(dict.fromkeys(parents), dict.fromkeys(others)))
+        for a, b in pairs:
+            if a == b:
+                continue
+            differ = [ii for ii in blocks.values() if any(a[i] != b[i] for i in ii)]
+            # every mix of a few systems; of many, those taking one or two systems from either side
+            sizes = range(1, len(differ)) if len(differ) <= MAX_BLOCKS else (1, 2, len(differ) - 2, len(differ) - 1)
+            for r in sizes:
+                for chosen in itertools.combinations(differ, r):
+                    child = list(a)
+                    for ii in chosen:
+                        for i in ii:
+                            child[i] = b[i]
+                    out.append(tuple(child))
+        return out
+
+    def neighbours(self, key: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        """One unit more or less of one purchase, or one unit moved from one purchase to another."""
+        ub = self.arr.ub[self.storage]
+        for i in range(len(key)):
+            if key[i] + 1 <= ub[i]:
+                yield key[:i] + (key[i] + 1,) + key[i + 1:]
+            if key[i] <= 0:
+                continue
+            yield key[:i] + (key[i] - 1,) + key[i + 1:]
+            for j in range(len(key)):
+                if j != i and key[j] + 1 <= ub[j]:
+                    moved = list(key)
+                    moved[i] -= 1
+                    moved[j] += 1
+                    yield tuple(moved)
+
+    def run(self, parents: list[tuple[int, ...]], relaxed: list[tuple[int, ...]] | None = None) -> str:
+        """Crossover of ``parents`` (plans), and of each with each of ``relaxed`` (a relaxation's integer
+        solutions), then local search from the best plan; a note on what it found."""
+        t0 = time.perf_counter()
+        start = self.best_fun
+        relaxed = relaxed or []
+        children = self.crossovers(parents) + self.crossovers(relaxed, parents)
+        # the relaxation's own solutions: the last (its optimum) alone; the others cheap in the LP but seldom
+        # good plans, so they would only use up the tries
+        self.try_best_of(list(parents) + list(relaxed[:1]) + children, tries=CROSSOVER_TRIES)
+        crossed = self.best_fun
+        rounds = 0
+        while self.best_key is not None and not self.done():
+            rounds += 1
+            if not self.try_best_of(list(self.neighbours(self.best_key)), first_improvement=True):
+                break
+        return (f"storage search {start:,.0f} -> {crossed:,.0f} (crossover) -> {self.best_fun:,.0f} "
+                f"({rounds} local rounds, {len(self.solved)} storage-fixed models, {self.lp_count} LPs, "
+                f"{time.perf_counter() - t0:.1f} s)")
+
+
+def polish(arr: Arrays, storage: list[int], systems: list[str], x: FloatArray, time_limit_s: float, *,
+           stop: Callable[[], bool] = lambda: False, cutoff: Callable[[], float] = lambda: math.inf,
+           on_better: Callable[[FloatArray, float], None] = lambda x, fun: None) -> tuple[FloatArray, str]:
+    """The best plan the local search finds from plan ``x`` (feasible for the full model) within the time."""
+    search = StorageSearch(arr, np.asarray(storage, dtype=np.int64), systems,
+                           deadline=time.perf_counter() + time_limit_s, plan_time_s=time_limit_s / 4,
+                           stop=stop, cutoff=cutoff)
+    search.offer(x)
+    search.on_better = lambda: on_better(search.best_x, search.best_fun) if search.best_x is not None else None
+    note = search.run([search.key(x)])
+    return (x if search.best_x is None else search.best_x), note

@@ -1,0 +1,121 @@
+"""The storage search of the second solver process: plans feasible for the full model, found from worse ones."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import planner.designs.optimize as opt
+from planner.designs.confidence import plan_for_service_level
+from planner.designs.highs import Arrays, highs_for
+from planner.designs.local_search import StorageSearch
+from planner.hardware.catalog import Catalog, load_catalog
+from tests.planner.test_service_level import _design, _enumerate, _paths
+
+ROOT = Path(__file__).resolve().parents[2]
+CHOICES = {("node", "haswell", 2015): 14, ("node", "haswell", 2016): 4, ("storage", "ibm-gss26", 2015): 2,
+           ("storage", "ibm-gss26", 2016): 1, ("storage", "flash-gss", 2015): 3, ("storage", "flash-gss", 2016): 1}
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog(ROOT / "fixtures" / "catalog.yaml")
+
+
+@pytest.fixture(scope="module")
+def instance(catalog: Catalog) -> dict[str, Any]:
+    """The two-year disk-and-flash instance of test_second_core, its model as arrays and its storage columns."""
+    base = _paths([2015, 2016], n=10, seed=13, core=2.0e5, tb=500, genomes=1.5)
+    demand = replace(base, ingest_tb_per_day=base.genomes_per_day * 2.5)
+    design = replace(_design([2015, 2016]), flash_days=7, flash_system="flash-gss")
+    got: dict[str, Any] = {}
+    build = opt._build
+
+    def keep_build(*args: Any, **kwargs: Any) -> Any:
+        out = build(*args, **kwargs)
+        got["const"] = out[3]
+        return out
+
+    def keep(m: Any, storage: list[int], *args: Any) -> tuple[None, Arrays]:
+        got["arr"], got["storage"] = Arrays.of(m), np.asarray(storage, dtype=np.int64)
+        got["systems"] = args[2] if len(args) > 2 else None
+        return None, got["arr"]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(opt, "_build", keep_build)
+        mp.setattr(opt, "start_second_core", keep)
+        plan_for_service_level(design, catalog, demand, 0.7, node_types=["haswell"],
+                               storage_systems=["ibm-gss26", "flash-gss"], mip_rel_gap=0.0, confidence=None)
+    got["optimum_npv"] = _enumerate(design, catalog, demand, 0.7, CHOICES)
+    return got
+
+
+def _search(instance: dict[str, Any]) -> StorageSearch:
+    return StorageSearch(instance["arr"], instance["storage"], list(instance["systems"]),
+                         deadline=time.perf_counter() + 60.0, plan_time_s=10.0)
+
+
+def _feasible(arr: Arrays, x: np.ndarray) -> bool:
+    h = highs_for(arr, 10.0, 0.0, lb=np.round(x) * arr.integ + arr.lb * (1 - arr.integ),
+                  ub=np.round(x) * arr.integ + arr.ub * (1 - arr.integ))
+    h.run()
+    info = h.getInfo()
+    return bool(info.primal_solution_status == 2 and info.objective_function_value <= x @ arr.cost * (1 + 1e-9))
+
+
+def test_the_storage_columns_come_with_their_systems(instance: dict[str, Any]) -> None:
+    assert sorted(set(instance["systems"])) == ["flash-gss", "ibm-gss26"]
+    assert len(instance["systems"]) == len(instance["storage"]) == 4
+
+
+def test_the_local_search_finds_the_enumerated_optimum_from_a_worse_storage_purchase(instance: dict[str, Any]) -> None:
+    search = _search(instance)
+    # two flash units and one disk unit bought every year: feasible (more than enough), far from the cheapest
+    worse = tuple(2 if name == "flash-gss" else 1 for name in instance["systems"])
+    assert search.plan(worse) > 0
+    start = search.best_fun
+    note = search.run([worse])
+    assert search.best_fun < start
+    assert search.best_fun + instance["const"] == pytest.approx(instance["optimum_npv"], rel=1e-9), note
+    assert search.best_x is not None and _feasible(instance["arr"], search.best_x)
+
+
+def test_crossover_mixes_whole_systems_between_two_plans(instance: dict[str, Any]) -> None:
+    search = _search(instance)
+    systems = instance["systems"]
+    a = tuple(1 if name == "ibm-gss26" else 0 for name in systems)
+    b = tuple(2 if name == "ibm-gss26" else 1 for name in systems)
+    children = set(search.crossovers([a, b]))
+    mixed = {tuple(a[i] if name == "ibm-gss26" else b[i] for i, name in enumerate(systems)),
+             tuple(b[i] if name == "ibm-gss26" else a[i] for i, name in enumerate(systems))}
+    assert children == mixed
+
+
+def test_crossover_with_a_relaxation_mixes_each_plan_with_each_relaxed_solution_only(instance: dict[str, Any]) -> None:
+    search = _search(instance)
+    plans = [(0, 0, 1, 0), (0, 0, 2, 0)]  # these two differ in one system only: no child of their own
+    relaxed = [(1, 1, 1, 0)]  # differs from the first plan in the flash only, from the second in both
+    assert search.crossovers(plans) == []
+    assert set(search.crossovers(relaxed, plans)) == {(0, 0, 1, 0), (1, 1, 2, 0)}
+
+
+def test_a_purchase_whose_lp_cannot_beat_the_best_plan_is_never_solved(instance: dict[str, Any]) -> None:
+    """The LP with the storage fixed relaxes the storage-fixed model: a valid filter, not a heuristic one."""
+    search = _search(instance)
+    search.cutoff = lambda: 0.0  # a (pretend) plan elsewhere that nothing here can beat
+    assert not search.try_best_of([(2, 2, 1, 1), (1, 1, 1, 1)])
+    assert search.solved == {} and search.best_fun == math.inf
+
+
+def test_the_neighbours_move_one_unit(instance: dict[str, Any]) -> None:
+    search = _search(instance)
+    key = (1, 0, 0, 0)
+    for other in search.neighbours(key):
+        diff = np.subtract(other, key)
+        assert np.abs(diff).sum() in (1, 2) and diff.sum() in (-1, 0, 1) and min(other) >= 0
