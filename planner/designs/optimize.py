@@ -45,7 +45,7 @@ from planner.designs.capacity import (
     schedulable_hours_per_year,
 )
 from planner.designs.genomes import add_genome_rows
-from planner.designs.highs import row_matrix, solve_highs
+from planner.designs.highs import Arrays, row_matrix, solve_highs
 from planner.designs.second_core import POLISH_SHARE, start_second_core
 from planner.designs.service_level import ServiceLevel
 from planner.designs.warm_start import warm_start
@@ -97,6 +97,7 @@ class _Model:
         self.rlb: list[float] = []
         self.rub: list[float] = []
         self.tags: list[tuple[str, int, str, float] | None] = []  # elastic rows: (name, year, unit, rhs)
+        self._arrays: tuple[tuple[int, int], Arrays] | None = None
 
     def var(self, cost: float, lb: float, ub: float, integer: bool) -> int:
         self.cost.append(cost)
@@ -112,6 +113,15 @@ class _Model:
         self.rub.append(ub)
         self.tags.append(tag)
 
+    def arrays(self) -> Arrays:
+        """The model as highspy's arrays, built once for every solve of the finished model (the start
+        plans' LP and fixed-corner MIPs, the second process, the main solve). The model only grows
+        (var, row), so its size says whether the arrays are still its own."""
+        size = (len(self.cost), len(self.rows))
+        if self._arrays is None or self._arrays[0] != size:
+            self._arrays = (size, Arrays.of(self))
+        return self._arrays[1]
+
     def solve(self, time_limit_s: float, gap: float, start: np.ndarray | None = None,
               lb: list[float] | None = None, ub: list[float] | None = None, lp_only: bool = False,
               use_highspy: bool = False, partner: Any = None) -> Any:
@@ -121,7 +131,8 @@ class _Model:
         (4.4 s against 6.6 s CPU on the bench_design instance), while 1.16 closes the service-level
         plans' gap faster (docs/uncertainty.md)."""
         if use_highspy or start is not None or lb is not None or ub is not None or lp_only or partner is not None:
-            return solve_highs(self, time_limit_s, gap, start=start, lb=lb, ub=ub, lp_only=lp_only, partner=partner)
+            return solve_highs(self, time_limit_s, gap, start=start, lb=lb, ub=ub, lp_only=lp_only, partner=partner,
+                               arrays=self.arrays())
         a = row_matrix(self.rows, len(self.cost)).tocsr()
         return milp(
             np.array(self.cost), integrality=np.array(self.integ),

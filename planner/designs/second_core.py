@@ -244,7 +244,7 @@ def start_second_core(m: Any, storage: list[int], time_limit_s: float, gap: floa
 
     ``storage``: the storage purchase columns; ``systems``: the storage system each one buys (the
     search for plans swaps whole systems between plans; default: every column on its own)."""
-    arr = Arrays.of(m)
+    arr = m.arrays() if hasattr(m, "arrays") else Arrays.of(m)  # optimize's model keeps them for its solves
     if int(arr.integ.sum()) < MIN_INTEGERS or not storage or time_limit_s < 2.0:
         return None, arr
     try:

@@ -221,10 +221,9 @@ def run_one(series: PanelSeries, opts: Options, model: pooled.PooledAR | None = 
         if values.size <= opts.holdout:
             out.error = f"{values.size} {UNITS[opts.frequency]}: nothing left after holding back {opts.holdout}"
             return out
-        train, actual = values[: -opts.holdout], values[-opts.holdout :]
-        h = opts.holdout
+        train, actual, h = _history(series, opts), values[-opts.holdout :], opts.holdout
     else:
-        train, actual, h = values, np.array([]), opts.horizon
+        train, actual, h = _history(series, opts), np.array([]), opts.horizon
     extra: list[pooled.PooledMember] = []
     finite = np.flatnonzero(np.isfinite(train))
     if model is not None and finite.size:

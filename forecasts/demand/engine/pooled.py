@@ -90,7 +90,7 @@ def _features(x: FloatArray, lags: int) -> tuple[FloatArray, FloatArray]:
 def build_windows(histories: Iterable[FloatArray], lags: int, horizon: int) -> Windows:
     """The windows of every positive, gap-free history (original units, leading NaNs dropped)."""
     if lags < 1 or horizon < 1:
-        raise ValueError("lags must be at least 2 and horizon at least 1")
+        raise ValueError("lags and horizon must be at least 1")
     feats, targets, room = [], [], []
     for y in histories:
         x = _log_history(y)
