@@ -20,9 +20,13 @@ Series = list[tuple[str, dict[str, Any]]]  # (label, evaluation result)
 
 
 def _layout(title: str, ytitle: str, **extra: Any) -> dict[str, Any]:
-    return LAYOUT | {"title": {"text": title, "x": 0}, "yaxis": {"title": {"text": ytitle}, "rangemode": "tozero",
-                                                                 "gridcolor": "#eef1f4"},
-                     "xaxis": {"dtick": 1}} | extra
+    out = LAYOUT | {"title": {"text": title, "x": 0}, "yaxis": {"title": {"text": ytitle}, "rangemode": "tozero",
+                                                                "gridcolor": "#eef1f4"},
+                    "xaxis": {"dtick": 1}} | extra
+    if out["xaxis"].get("title"):  # the axis title sits where the legend would: the legend goes below it
+        out["legend"] = LAYOUT["legend"] | {"y": -0.28}
+        out["margin"] = LAYOUT["margin"] | {"b": 70}
+    return out
 
 
 def _years(result: dict[str, Any]) -> list[int]:

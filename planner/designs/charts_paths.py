@@ -56,7 +56,8 @@ def cost_of_confidence(levels: list[dict[str, Any]]) -> dict[str, Any]:
                      xaxis={"title": {"text": "service level bought (% of demand paths, every year)"},
                             "ticksuffix": "%"},
                      yaxis2={"title": {"text": "% of independent paths held, worst year"}, "overlaying": "y",
-                             "side": "right", "range": [0, 100], "showgrid": False})
+                             "side": "right", "range": [0, 100], "tickmode": "linear", "dtick": 20,
+                             "ticksuffix": "%", "showgrid": False})
     layout["yaxis"] = layout["yaxis"] | {"rangemode": "normal", "tickprefix": "$"}  # the differences, not zero
     layout["margin"] = layout["margin"] | {"r": 80}
     return {"data": data, "layout": layout}
