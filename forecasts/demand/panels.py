@@ -17,6 +17,7 @@ from typing import Any
 
 from forecasts.demand.engine.panel import (
     GLOBAL_WEIGHT,
+    LEARNERS,
     PANEL_MEMBERS,
     Options,
     PanelError,
@@ -59,10 +60,12 @@ def _check(frequency: str, horizon: int, holdout: int) -> None:
 
 def panel_run(source: Path | bytes, *, frequency: str, horizon: int, holdout: int = 0, name: str | None = None,
               jobs: int | None = None, max_series: int | None = None, pin: str | None = None,
-              members: tuple[str, ...] = PANEL_MEMBERS, global_weight: float = GLOBAL_WEIGHT) -> PanelRun:
+              members: tuple[str, ...] = PANEL_MEMBERS, global_weight: float = GLOBAL_WEIGHT,
+              global_learner: str = LEARNERS[0]) -> PanelRun:
     """Read, forecast (or score with ``holdout``) and summarise a panel.  ``source`` is a path or
     the uploaded bytes (gzip allowed).  ``jobs`` processes (default: all cores).  ``global_weight``:
-    the pooled model's share of each combination (0: local members only)."""
+    the pooled model's share of each combination (0: local members only); ``global_learner``:
+    "lightgbm" (trees, the default) or "linear"."""
     _check(frequency, horizon, holdout)
     if isinstance(source, bytes):
         if len(source) > MAX_UPLOAD_BYTES:
@@ -85,7 +88,10 @@ def panel_run(source: Path | bytes, *, frequency: str, horizon: int, holdout: in
         members = (*members, pin)
     if not 0 <= global_weight < 1:
         raise PanelError("the global model's weight must be at least 0 and below 1")
-    opts = Options(frequency, horizon, holdout, pin=pin, members=members, global_weight=global_weight)
+    if global_learner not in LEARNERS:
+        raise PanelError(f"global learner must be one of {', '.join(LEARNERS)}, not {global_learner!r}")
+    opts = Options(frequency, horizon, holdout, pin=pin, members=members, global_weight=global_weight,
+                   global_learner=global_learner)
     jobs = jobs or os.cpu_count() or 1
     t0 = time.perf_counter()
     outcomes = run_panel(series, opts, jobs)

@@ -17,11 +17,12 @@ with intervals calibrated on its own backtest errors).  Averages are over all se
 AutoARIMA runs only when named in ``--members`` (it is not in the default combination and its
 order search costs about as much as all the other members together).
 
-Cross-learning: before the series are forecast, one pooled autoregression is trained on the
-windows of every series' history (the part that is forecast from: with ``--holdout`` never the
-held-back points), a model per backtest cutoff (``pooled.py``), and joins every series'
-forecast as the member ``global``, blended 0.2 into the median of the local members
-(``--global-weight W``; 0 leaves it out).  Single series (``forecast_series``, usage series)
+Cross-learning: before the series are forecast, one pooled model is trained on the windows of
+every series' history (the part that is forecast from: with ``--holdout`` never the held-back
+points), a model per backtest cutoff and step: gradient-boosted trees (``gbm.py``, LightGBM) or,
+with ``--global-learner linear`` or where LightGBM cannot load, a robust linear autoregression
+(``pooled.py``).  Its forecasts join every series' forecast as the member ``global``, blended
+0.2 into the median of the local members (``--global-weight W``; 0 leaves it out).  Single series (``forecast_series``, usage series)
 have no panel to learn from and are forecast by the local members alone.
 """
 
@@ -41,11 +42,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-from . import pooled
+from . import gbm, pooled
 from .backtest import MAX_ORIGINS
 from .core import DEFAULT_K, NOT_COMBINED, forecast
 from .members import STAT_MEMBERS
@@ -59,6 +60,10 @@ UNITS = {"A": "years", "S": "half-years", "Q": "quarters", "M": "months"}
 # panels leave it out unless asked (--members ...,arima); the combined forecast is the same.
 PANEL_MEMBERS = tuple(m for m in STAT_MEMBERS if m not in NOT_COMBINED)
 GLOBAL_WEIGHT = 0.2  # the pooled model's share of the combination (M3 validation, docs/forecasting.md)
+LEARNERS = ("lightgbm", "linear")  # the pooled model: gradient-boosted trees (gbm.py) or robust AR (pooled.py)
+
+
+T = TypeVar("T")
 
 
 class PanelError(ValueError):
@@ -82,6 +87,7 @@ class Options:
     pin: str | None = None
     members: tuple[str, ...] = PANEL_MEMBERS
     global_weight: float = GLOBAL_WEIGHT  # 0: no pooled member
+    global_learner: str = LEARNERS[0]
 
 
 @dataclass
@@ -202,17 +208,62 @@ def _history(series: PanelSeries, opts: Options) -> np.ndarray:
     return series.values[: -opts.holdout] if opts.holdout else series.values
 
 
-def train_pooled(series: Sequence[PanelSeries], opts: Options) -> pooled.PooledAR | None:
+def learner_used(opts: Options) -> tuple[str, str | None]:
+    """The pooled model's learner for ``opts`` and, when LightGBM was asked for but cannot be
+    loaded (its OpenMP runtime, libgomp, missing), why the linear one is used instead."""
+    if opts.global_learner == "lightgbm":
+        why = gbm.available()
+        if why is not None:
+            return "linear", f"{why}: the linear pooled model is used instead"
+    return opts.global_learner, None
+
+
+def train_pooled(series: Sequence[PanelSeries], opts: Options,
+                 cutoffs: Sequence[int] = tuple(range(MAX_ORIGINS + 1))) -> pooled.PooledModel | None:
     """The pooled model of a panel, one per backtest cutoff, on every series' history only."""
     if opts.global_weight <= 0:
         return None
     h = opts.holdout or opts.horizon
-    return pooled.train([_history(s, opts) for s in series], h, cutoffs=range(MAX_ORIGINS + 1))
+    histories = [_history(s, opts) for s in series]
+    if learner_used(opts)[0] == "lightgbm":
+        return gbm.train_gbm(histories, h, cutoffs=cutoffs)
+    return pooled.train(histories, h, cutoffs=cutoffs)
 
 
-def run_one(series: PanelSeries, opts: Options, model: pooled.PooledAR | None = None) -> SeriesOutcome:
+def _pooled_part(args: tuple[Sequence[PanelSeries], Options, Sequence[int]]) -> list[dict[int, np.ndarray]]:
+    """Train the pooled models of some cutoffs and make their forecasts (a process's share)."""
+    series, opts, cutoffs = args
+    model = train_pooled(series, opts, cutoffs)
+    return pooled.forecast_table(model, [_history(s, opts) for s in series]) if model else [{} for _ in series]
+
+
+def pooled_forecasts(series: Sequence[PanelSeries], opts: Options,
+                     pool: ProcessPoolExecutor | None = None, jobs: int = 1) -> list[dict[int, np.ndarray] | None]:
+    """Per series, the pooled model's forecasts at every backtest cutoff (``pooled.forecast_table``),
+    or None for every series when the panel has no pooled member.  With a ``pool`` the cutoffs are
+    shared out between ``jobs`` processes (each cutoff's models are independent of the others')."""
+    if opts.global_weight <= 0:
+        return [None] * len(series)
+    cutoffs = list(range(MAX_ORIGINS + 1))
+    if pool is None or jobs <= 1:
+        parts = [_pooled_part((series, opts, cutoffs))]
+    else:
+        # cost ~ steps trained: cutoff 0 and the deep ones train every step, the first few fewer
+        cost = sorted(cutoffs, key=lambda c: -len(pooled.steps_at(c, opts.holdout or opts.horizon)))
+        shares: list[list[int]] = [cost[i::jobs] for i in range(jobs)]
+        parts = list(pool.map(_pooled_part, [(series, opts, share) for share in shares]))
+    out: list[dict[int, np.ndarray] | None] = [{} for _ in series]
+    for part in parts:
+        for row, got in zip(out, part, strict=True):
+            assert row is not None
+            row.update(got)
+    return out
+
+
+def run_one(series: PanelSeries, opts: Options, table: Mapping[int, np.ndarray] | None = None) -> SeriesOutcome:
     """Forecast (or score against the held-back tail) one series; errors become ``error``.
-    ``model``: the panel's pooled model (``train_pooled``), blended in as the member ``global``."""
+    ``table``: the series' forecasts by the panel's pooled model (``pooled_forecasts``), blended
+    in as the member ``global``."""
     t0, c0 = time.perf_counter(), time.process_time()
     out = SeriesOutcome(series.series_id)
     m = SEASON_LENGTH[opts.frequency]
@@ -226,8 +277,8 @@ def run_one(series: PanelSeries, opts: Options, model: pooled.PooledAR | None = 
         train, actual, h = _history(series, opts), np.array([]), opts.horizon
     extra: list[pooled.PooledMember] = []
     finite = np.flatnonzero(np.isfinite(train))
-    if model is not None and finite.size:
-        extra.append(pooled.PooledMember(model, int(train.size - finite[0])))
+    if table is not None and finite.size:
+        extra.append(pooled.PooledMember(table, int(train.size - finite[0])))
     try:
         fc = forecast(train, h, season_length=m, members=opts.members, k=opts.k, pin=opts.pin,
                       extra_members=extra, blend=(pooled.NAME, opts.global_weight) if extra else None,
@@ -255,9 +306,9 @@ def run_one(series: PanelSeries, opts: Options, model: pooled.PooledAR | None = 
     return out
 
 
-def _run_chunk(args: tuple[list[PanelSeries], Options, pooled.PooledAR | None]) -> list[SeriesOutcome]:
-    chunk, opts, model = args
-    return [run_one(s, opts, model) for s in chunk]
+def _run_chunk(args: tuple[list[tuple[PanelSeries, dict[int, np.ndarray] | None]], Options]) -> list[SeriesOutcome]:
+    chunk, opts = args
+    return [run_one(s, opts, table) for s, table in chunk]
 
 
 def _warm_up() -> None:
@@ -265,25 +316,28 @@ def _warm_up() -> None:
     forecast(np.linspace(1.0, 2.0, 12) + np.sin(np.arange(12.0)) * 0.1, 2, season_length=4)
 
 
-def _chunks(series: list[PanelSeries], size: int) -> Iterator[list[PanelSeries]]:
+def _chunks(series: list[T], size: int) -> Iterator[list[T]]:
     for i in range(0, len(series), size):
         yield series[i : i + size]
 
 
 def run_panel(series: list[PanelSeries], opts: Options, jobs: int | None = None) -> list[SeriesOutcome]:
     """Forecast every series with ``jobs`` processes (default: all cores); order is kept.  The
-    pooled model is trained first, once, on the whole panel (``train_pooled``).  Work is handed
+    pooled models are trained first, once, on the whole panel, their cutoffs shared out between the
+    processes (``pooled_forecasts``).  Work is handed
     out longest series first in small chunks (a series' cost grows with its length), so the
     processes finish together instead of one waiting on the other's last long chunk."""
     jobs = jobs or os.cpu_count() or 1
-    model = train_pooled(series, opts)
     if jobs <= 1 or len(series) < 4:
-        return [run_one(s, opts, model) for s in series]
+        tables = pooled_forecasts(series, opts)
+        return [run_one(s, opts, t) for s, t in zip(series, tables, strict=True)]
     _warm_up()
     order = sorted(range(len(series)), key=lambda i: -series[i].values.size)
     size = max(1, min(4, len(series) // (jobs * 8)))
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
-        parts = pool.map(_run_chunk, [(c, opts, model) for c in _chunks([series[i] for i in order], size)])
+        tables = pooled_forecasts(series, opts, pool, jobs)
+        work = [(series[i], tables[i]) for i in order]
+        parts = pool.map(_run_chunk, [(c, opts) for c in _chunks(work, size)])
         done = [o for part in parts for o in part]
     out: list[SeriesOutcome | None] = [None] * len(series)
     for i, o in zip(order, done, strict=True):
@@ -306,6 +360,10 @@ def summarise(outcomes: list[SeriesOutcome], opts: Options, seconds: float, jobs
         "jobs": jobs,
         "load_average": round(os.getloadavg()[0], 2),
     }
+    if opts.global_weight > 0:
+        summary["global_learner"], note = learner_used(opts)
+        if note:
+            summary["global_note"] = note
     if opts.holdout:
         methods: dict[str, dict[str, list[float]]] = {}
         for o in done:
@@ -346,6 +404,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pin", default=None, choices=STAT_MEMBERS, help="use one member instead of the combination")
     p.add_argument("--global-weight", type=float, default=GLOBAL_WEIGHT, metavar="W",
                    help=f"share of the pooled global model in the combination (default {GLOBAL_WEIGHT}; 0: none)")
+    p.add_argument("--global-learner", choices=LEARNERS, default=LEARNERS[0],
+                   help="the pooled model: gradient-boosted trees (default) or a robust linear autoregression")
     a = p.parse_args(argv)
     if a.horizon < 1 or a.holdout < 0:
         p.error("--horizon must be at least 1 and --holdout at least 0")
@@ -360,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [m for m in members if m not in STAT_MEMBERS]
     if unknown:
         p.error(f"unknown member {unknown[0]!r}; choose from {', '.join(STAT_MEMBERS)}")
-    opts = Options(a.frequency, a.horizon, a.holdout, a.k, a.pin, members, a.global_weight)
+    opts = Options(a.frequency, a.horizon, a.holdout, a.k, a.pin, members, a.global_weight, a.global_learner)
     jobs = a.jobs or os.cpu_count() or 1
     t0 = time.perf_counter()
     outcomes = run_panel(series, opts, jobs)
@@ -376,6 +436,8 @@ def main(argv: list[str] | None = None) -> int:
         for method, sc in summary.get("scores", {}).items():
             print(f"  {method:11s} sMAPE {sc['smape']:6.2f}  MASE {sc['mase']:.3f}  "
                   f"80% {sc.get('coverage80', math.nan):.3f}  95% {sc.get('coverage95', math.nan):.3f}")
+        if summary.get("global_note"):
+            print(f"  note: {summary['global_note']}")
         for sid, err in list(summary["failed"].items())[:10]:
             print(f"  {sid}: {err}")
     return 0

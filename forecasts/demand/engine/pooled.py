@@ -1,5 +1,6 @@
-"""A global (cross-learned) member for panels: one linear autoregression learned on the windows
-of every series of the panel (Montero-Manso & Hyndman 2021, "Principles and algorithms for
+"""A global (cross-learned) member for panels: one model learned on the windows of every series
+of the panel — gradient-boosted trees (``gbm.py``, the default) or the robust linear
+autoregression of this module (Montero-Manso & Hyndman 2021, "Principles and algorithms for
 forecasting groups of time series: locality and globality").
 
 Windows.  A positive series is taken on the log scale, x = ln y.  A window ending at period t
@@ -30,8 +31,9 @@ per cutoff and step, so every backtest origin gets its own model.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -148,15 +150,74 @@ class PooledAR:
     horizon: int
     coefs: dict[int, FloatArray] = field(default_factory=dict)
 
+    @property
+    def cutoffs(self) -> list[int]:
+        return sorted(self.coefs)
+
+    def predict_steps(self, feats: FloatArray, cutoff: int, h: int) -> FloatArray:
+        """Step 1..h log-ratios to the window level for rows of window features (rows x L)."""
+        beta = self.coefs[cutoff]
+        return np.asarray(feats @ beta[:-1, :h] + beta[-1, :h], dtype=float)
+
     def predict(self, y: FloatArray, h: int, cutoff: int = 0) -> FloatArray:
         """``h`` forecasts (original units) past history ``y`` with the model of ``cutoff``."""
-        beta = self.coefs.get(cutoff)
-        x = _log_history(y)
-        if beta is None or x is None or h > self.horizon or x.size < MIN_CONTEXT:
-            return np.full(h, np.nan)
-        f, level = _last_window(x, self.lags)
-        steps = f @ beta[:-1, :h] + beta[-1, :h]
-        return np.exp(np.clip(level + steps, -700.0, 700.0))
+        return predict_one(self, y, h, cutoff)
+
+
+class PooledModel(Protocol):
+    """A model learned across a panel's windows: linear (``PooledAR``) or trees (``gbm.py``)."""
+
+    @property
+    def lags(self) -> int: ...
+
+    @property
+    def horizon(self) -> int: ...
+
+    @property
+    def cutoffs(self) -> list[int]: ...
+
+    def predict_steps(self, feats: FloatArray, cutoff: int, h: int) -> FloatArray: ...
+
+
+def predict_one(model: PooledModel, y: FloatArray, h: int, cutoff: int = 0) -> FloatArray:
+    """``h`` forecasts (original units) past history ``y`` with ``model``'s ``cutoff``."""
+    x = _log_history(y)
+    if cutoff not in model.cutoffs or x is None or h > model.horizon or x.size < MIN_CONTEXT:
+        return np.full(h, np.nan)
+    f, level = _last_window(x, model.lags)
+    steps = model.predict_steps(f[None, :], cutoff, h)[0]
+    return np.exp(np.clip(level + steps, -700.0, 700.0))
+
+
+def forecast_table(model: PooledModel, histories: Sequence[FloatArray]) -> list[dict[int, FloatArray]]:
+    """Every forecast the backtest and the forecast will ask of ``model``, made at once: for each
+    history (original units) and each cutoff c, the forecasts (original units, up to
+    ``model.horizon`` steps, NaN where the model has none) from the history less its last c
+    periods.  One batched prediction per cutoff instead of one per series, origin and step."""
+    out: list[dict[int, FloatArray]] = [{} for _ in histories]
+    logs = [_log_history(y) for y in histories]
+    for c in model.cutoffs:
+        rows, feats, levels = [], [], []
+        for i, x in enumerate(logs):
+            if x is None or x.size - c < MIN_CONTEXT:
+                continue
+            f, level = _last_window(x[: x.size - c], model.lags)
+            rows.append(i)
+            feats.append(f)
+            levels.append(level)
+        if not rows:
+            continue
+        steps = model.predict_steps(np.vstack(feats), c, model.horizon)
+        values = np.exp(np.clip(np.asarray(levels)[:, None] + steps, -700.0, 700.0))
+        for i, v in zip(rows, values, strict=True):
+            out[i][c] = v
+    return out
+
+
+def steps_at(cutoff: int, horizon: int) -> range:
+    """The steps a model of ``cutoff`` forecasts: all at 0; at c > 0 at most c (an origin c periods
+    before the end has c periods left to score)."""
+    return range(1, (horizon if cutoff == 0 else min(cutoff, horizon)) + 1)
 
 
 def train(histories: Sequence[FloatArray], horizon: int, lags: int = LAGS,
@@ -167,7 +228,7 @@ def train(histories: Sequence[FloatArray], horizon: int, lags: int = LAGS,
     coefs: dict[int, FloatArray] = {}
     for c in cutoffs:
         beta = np.full((lags + 1, horizon), np.nan)
-        for j in range(1, (horizon if c == 0 else min(c, horizon)) + 1):
+        for j in steps_at(c, horizon):
             rows = w.room - c >= j
             b = fit_step(w.feats[rows], w.targets[rows, j - 1])
             if b is not None:
@@ -179,17 +240,27 @@ def train(histories: Sequence[FloatArray], horizon: int, lags: int = LAGS,
 @dataclass
 class PooledMember:
     """The pooled model as a member of one series' combination (``core.forecast(extra_members=
-    ...)``).  ``n`` is the series' length (from its first value): a history of n - c periods
-    (a backtest origin) is forecast with the model of cutoff c, trained without the last c periods
-    of any series.  Forecasts on the series' working scale like every member."""
+    ...)``).  ``forecasts``: the series' row of ``forecast_table`` (cutoff -> forecasts in
+    original units); ``n`` is the series' length (from its first value): a history of n - c
+    periods (a backtest origin) gets the forecasts of cutoff c, made by the model trained without
+    the last c periods of any series.  Forecasts on the series' working scale like every member."""
 
-    model: PooledAR
+    forecasts: Mapping[int, FloatArray]
     n: int
     name: str = NAME
 
+    @classmethod
+    def of(cls, model: PooledModel, y: FloatArray) -> PooledMember:
+        """The member for history ``y`` (original units, leading NaNs allowed)."""
+        finite = np.flatnonzero(np.isfinite(y))
+        return cls(forecast_table(model, [y])[0], int(y.size - finite[0]) if finite.size else 0)
+
     def forecast(self, z: FloatArray, h: int, scale: Scale) -> FloatArray:
+        table = self.forecasts.get(self.n - z.size)
+        if table is None or table.size < h:
+            return np.full(h, np.nan)
         with np.errstate(all="ignore"):
-            out = scale.forward(self.model.predict(scale.back(z), h, self.n - z.size))
+            out = scale.forward(table[:h])
         return out if out.shape == (h,) and np.all(np.isfinite(out)) else np.full(h, np.nan)
 
     def for_backtest(self) -> PooledMember:

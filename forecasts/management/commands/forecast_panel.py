@@ -11,7 +11,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from forecasts.demand.engine import STAT_MEMBERS
-from forecasts.demand.engine.panel import GLOBAL_WEIGHT, PANEL_MEMBERS
+from forecasts.demand.engine.panel import GLOBAL_WEIGHT, LEARNERS, PANEL_MEMBERS
 from forecasts.demand.panels import PanelError, panel_run
 
 
@@ -37,6 +37,8 @@ class Command(BaseCommand):
         parser.add_argument("--global-weight", type=float, default=GLOBAL_WEIGHT, metavar="W",
                             help=f"share of the panel's pooled global model in each combination (default "
                                  f"{GLOBAL_WEIGHT}; 0: local members only)")
+        parser.add_argument("--global-learner", choices=LEARNERS, default=LEARNERS[0],
+                            help="the pooled model: gradient-boosted trees (default) or a robust linear autoregression")
         parser.add_argument("--json", action="store_true", help="print only the JSON summary")
 
     def handle(self, *args: Any, **o: Any) -> None:
@@ -50,7 +52,8 @@ class Command(BaseCommand):
             raise CommandError(f"--members: unknown member {unknown[0]!r}; choose from {', '.join(STAT_MEMBERS)}")
         try:
             run = panel_run(o["path"], frequency=o["frequency"], horizon=o["horizon"], holdout=o["holdout"],
-                            jobs=o["jobs"], pin=o["pin"], members=members, global_weight=o["global_weight"])
+                            jobs=o["jobs"], pin=o["pin"], members=members, global_weight=o["global_weight"],
+                            global_learner=o["global_learner"])
         except PanelError as exc:
             raise CommandError(str(exc)) from exc
         try:
@@ -65,6 +68,8 @@ class Command(BaseCommand):
             for method, sc in s.get("scores", {}).items():
                 self.stdout.write(f"  {method:11s} sMAPE {sc['smape']:6.2f}  MASE {sc['mase']:.3f}  "
                                   f"80% {sc.get('coverage80', math.nan):.3f}  95% {sc.get('coverage95', math.nan):.3f}")
+            if s.get("global_note"):
+                self.stdout.write(f"  note: {s['global_note']}")
             for sid, err in list(s["failed"].items())[:10]:
                 self.stdout.write(f"  {sid}: {err}")
         self.stdout.write(json.dumps(s))

@@ -54,6 +54,7 @@ def test_a_planner_uploads_a_panel_and_reads_the_scores(page_as: Any, live_serve
     page.click("#panel-upload button.primary")
     page.wait_for_selector("#panel-scores")
     scores = page.inner_text("#panel-scores")
-    assert "combined" in scores and "theta" in scores
+    assert "combined" in scores and "theta" in scores and "global" in scores  # the cross-learned member
+    assert "gradient-boosted trees (LightGBM)" in page.inner_text("body")
     assert "4 of 4 series scored on their last 6 points" in page.inner_text("#panel-result h2")
     screenshot(page, "forecast_engine_panel")

@@ -9,10 +9,18 @@ import io
 import numpy as np
 import pytest
 
-from forecasts.demand.engine import CurveMember, forecast
+from forecasts.demand.engine import CurveMember, forecast, gbm
 from forecasts.demand.engine.backtest import plan_origins, run_backtest
-from forecasts.demand.engine.panel import Options, read_panel, run_panel, summarise, train_pooled
-from forecasts.demand.engine.pooled import PooledMember, train
+from forecasts.demand.engine.panel import (
+    LEARNERS,
+    Options,
+    pooled_forecasts,
+    read_panel,
+    run_panel,
+    summarise,
+    train_pooled,
+)
+from forecasts.demand.engine.pooled import PooledMember, forecast_table, train
 from forecasts.demand.engine.scale import Scale
 
 
@@ -44,7 +52,8 @@ def test_a_series_with_a_value_at_or_below_zero_gets_no_pooled_forecast_and_adds
     assert np.isnan(model.predict(np.array([1.0, 2.0, 0.0, 4.0, 5.0]), 3)).all()
 
 
-def test_changing_every_value_at_or_after_a_backtest_origin_leaves_that_origins_forecast_unchanged():
+@pytest.mark.parametrize("learner", [train, gbm.train_gbm], ids=["linear", "lightgbm"])
+def test_changing_every_value_at_or_after_a_backtest_origin_leaves_that_origins_forecast_unchanged(learner):
     rng = np.random.default_rng(2)
     panel = _noisy_panel(rng)
     h, c = 4, 3  # the origin c periods before each series' end
@@ -55,9 +64,9 @@ def test_changing_every_value_at_or_after_a_backtest_origin_leaves_that_origins_
     row = plan.origins.index(n - c)
 
     def backtest(p: list[np.ndarray]) -> np.ndarray:
-        model = train(p, h, cutoffs=range(13))
+        model = learner(p, h, cutoffs=range(13))
         scale = Scale(True)
-        return run_backtest(scale.forward(p[0]), [PooledMember(model, n)], scale, h, 1).forecasts["global"]
+        return run_backtest(scale.forward(p[0]), [PooledMember.of(model, p[0])], scale, h, 1).forecasts["global"]
 
     before, after = backtest(panel), backtest(changed)
     assert np.isfinite(before[row, :c]).all() and np.isfinite(before[:row]).all()
@@ -86,10 +95,13 @@ def test_held_back_points_never_reach_the_pooled_model_or_any_forecast():
     med_a = [r["median"] for o in a for r in o.rows]
     med_b = [r["median"] for o in b for r in o.rows]
     assert med_a == med_b
-    model_a = train_pooled(read_panel(_panel_file(panel), "A"), opts)
-    model_b = train_pooled(read_panel(_panel_file(changed), "A"), opts)
-    assert model_a is not None and model_b is not None
-    assert all(np.array_equal(model_a.coefs[c], model_b.coefs[c], equal_nan=True) for c in model_a.coefs)
+    for learner in LEARNERS:
+        o = Options("A", 6, holdout=6, global_learner=learner)
+        table_a = pooled_forecasts(read_panel(_panel_file(panel), "A"), o)
+        table_b = pooled_forecasts(read_panel(_panel_file(changed), "A"), o)
+        for row_a, row_b in zip(table_a, table_b, strict=True):
+            assert row_a is not None and row_b is not None and row_a.keys() == row_b.keys() == set(range(13))
+            assert all(np.array_equal(row_a[c], row_b[c], equal_nan=True) for c in row_a)
 
 
 def test_a_panel_blends_the_pooled_member_in_and_scores_it_and_weight_zero_leaves_it_out():
@@ -116,3 +128,39 @@ def test_a_blended_member_takes_its_fixed_share_of_the_median_and_of_the_backtes
     assert fc.backtest_mase > plain.backtest_mase  # its errors enter the calibration
     with pytest.raises(ValueError, match="blend weight"):
         forecast(y, 3, extra_members=[flat], blend=("flat", 1.5))
+
+
+def test_the_tree_model_learns_growth_across_a_panel_and_gives_the_same_numbers_every_run():
+    panel = _noisy_panel(np.random.default_rng(5), k=40, n=24)  # log growth 5% +- 4% a period
+    a = forecast_table(gbm.train_gbm(panel, 4, cutoffs=range(5)), panel)
+    b = forecast_table(gbm.train_gbm(panel, 4, cutoffs=range(5)), panel)
+    # deterministic: the same numbers every run
+    assert all(np.array_equal(ra[c], rb[c], equal_nan=True) for ra, rb in zip(a, b, strict=True) for c in ra)
+    growth = np.array([np.log(row[0][3] / y[-1]) / 4 for row, y in zip(a, panel, strict=True)])
+    assert np.median(growth) == pytest.approx(0.05, abs=0.015)  # each series' forecast keeps growing
+    assert all(row[2].size == 4 and np.isnan(row[2][2:]).all() for row in a)  # cutoff 2 forecasts 2 steps
+
+
+def test_a_panel_says_which_learner_it_used_and_falls_back_to_the_linear_one_without_lightgbm(monkeypatch):
+    series = read_panel(_panel_file(_noisy_panel(np.random.default_rng(6), k=6, n=24)), "A")
+    opts = Options("A", 6, holdout=6)
+    summary = summarise(run_panel(series, opts, jobs=1), opts, 0.0, 1)
+    assert summary["global_learner"] == "lightgbm" and "global_note" not in summary
+    monkeypatch.setattr(gbm, "available", lambda: "lightgbm cannot be imported (libgomp.so.1: cannot open)")
+    assert isinstance(train_pooled(series, opts), type(train([np.ones(3)], 1)))
+    summary = summarise(run_panel(series, opts, jobs=1), opts, 0.0, 1)
+    assert summary["global_learner"] == "linear" and "libgomp" in summary["global_note"]
+    assert "global" in summary["scores"]
+
+
+def test_pooled_forecasts_shared_out_between_processes_equal_the_serial_ones():
+    series = read_panel(_panel_file(_noisy_panel(np.random.default_rng(7), k=10, n=20)), "A")
+    opts = Options("A", 6, holdout=6)
+    serial = pooled_forecasts(series, opts)
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+    with ProcessPoolExecutor(max_workers=2, mp_context=get_context("fork")) as pool:
+        shared = pooled_forecasts(series, opts, pool, 2)
+    for a, b in zip(serial, shared, strict=True):
+        assert a is not None and b is not None and a.keys() == b.keys()
+        assert all(np.array_equal(a[c], b[c], equal_nan=True) for c in a)
