@@ -32,6 +32,7 @@ from planner.designs.services import (
     scenario_parse_text,
 )
 from planner.designs.services_prices import price_sources_summary
+from planner.designs.uncertainty import DEFAULT_PATHS
 from planner.hardware.services import CatalogImportError
 from planner.roles import planner_required
 from planner.web.areas import AREAS_BY_SLUG
@@ -248,10 +249,23 @@ def _fix_hints(result: dict[str, Any], scenario: dict[str, Any]) -> list[str]:
     return hints
 
 
+def _run_params(run: OptimizerRun) -> list[tuple[str, Any]]:
+    """The run's parameters as the page prints them. A service-level run started without a path count
+    (``paths`` None) uses the scenario's: the page says so, with the count (the one drawn, once done)."""
+    out = []
+    for key, value in (run.params or {}).items():
+        if key == "paths" and value is None:
+            drawn = ((run.result or {}).get("service_level") or {}).get("paths")
+            own = ((run.design.scenario or {}).get("uncertainty") or {}).get("paths", DEFAULT_PATHS)
+            value = f"{drawn or own:,} (the scenario's)"
+        out.append((key, value))
+    return out
+
+
 @planner_required
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(OptimizerRun.objects.select_related("design", "job"), pk=pk)
-    ctx: dict[str, Any] = {"run": run, "design": run.design}
+    ctx: dict[str, Any] = {"run": run, "design": run.design, "params": _run_params(run)}
     done = run.status not in (OptimizerRun.Status.QUEUED, OptimizerRun.Status.RUNNING)
     ctx["done"] = done
     if done and run.result:

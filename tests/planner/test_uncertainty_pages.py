@@ -64,6 +64,9 @@ def test_buying_for_a_service_level_shows_the_plan_the_out_of_sample_share_and_t
     resp = login(client, planner_user).post(f"/designs/{design.pk}/service-level/", {"service_level": "90"})
     run = OptimizerRun.objects.get(design=design)
     assert resp.status_code == 302 and resp["Location"] == f"/designs/runs/{run.pk}/"
+    queued = client.get(f"/designs/runs/{run.pk}/").content.decode()
+    # no path count asked for: the scenario's applies, and the page says which (not "paths = None")
+    assert run.params["paths"] is None and "paths = 300 (the scenario&#x27;s)" in queued and "None" not in queued
     service_level_run_execute(run.pk)  # what the worker does (the worker path is tested for the optimiser)
     run.refresh_from_db()
     sl = run.result["service_level"]
@@ -74,6 +77,7 @@ def test_buying_for_a_service_level_shows_the_plan_the_out_of_sample_share_and_t
     html = client.get(f"/designs/runs/{run.pk}/").content.decode()
     assert "Bought for 90% of the demand paths" in html and 'id="confidence-table"' in html
     assert "10,000 independent paths" in html and "fig-confidence" in html
+    assert "paths = 300 (the scenario&#x27;s)" in html and "paths = None" not in html
 
 
 def test_a_design_started_from_a_forecast_is_judged_on_its_paths_and_follows_newer_fits(
