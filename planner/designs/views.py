@@ -252,7 +252,7 @@ def _fix_hints(result: dict[str, Any], scenario: dict[str, Any]) -> list[str]:
 def _run_params(run: OptimizerRun) -> list[tuple[str, Any]]:
     """The run's parameters as the page prints them. A service-level run started without a path count
     (``paths`` None) uses the scenario's: the page says so, with the count (the one drawn, once done)."""
-    out = []
+    out: list[tuple[str, Any]] = []
     for key, value in (run.params or {}).items():
         if key == "paths" and value is None:
             drawn = ((run.result or {}).get("service_level") or {}).get("paths")
