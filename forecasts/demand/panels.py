@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from forecasts.demand.engine.panel import (
-    GLOBAL_WEIGHT,
     LEARNERS,
     PANEL_MEMBERS,
     Options,
@@ -60,11 +59,12 @@ def _check(frequency: str, horizon: int, holdout: int) -> None:
 
 def panel_run(source: Path | bytes, *, frequency: str, horizon: int, holdout: int = 0, name: str | None = None,
               jobs: int | None = None, max_series: int | None = None, pin: str | None = None,
-              members: tuple[str, ...] = PANEL_MEMBERS, global_weight: float = GLOBAL_WEIGHT,
+              members: tuple[str, ...] = PANEL_MEMBERS, global_weight: float | None = None,
               global_learner: str = LEARNERS[0]) -> PanelRun:
     """Read, forecast (or score with ``holdout``) and summarise a panel.  ``source`` is a path or
     the uploaded bytes (gzip allowed).  ``jobs`` processes (default: all cores).  ``global_weight``:
-    the pooled model's share of each combination (0: local members only); ``global_learner``:
+    the pooled model's share of each combination (None: the learner's default, 0.5 for the trees and
+    0.2 for the linear model; 0: local members only); ``global_learner``:
     "lightgbm" (trees, the default) or "linear"."""
     _check(frequency, horizon, holdout)
     if isinstance(source, bytes):
@@ -86,7 +86,7 @@ def panel_run(source: Path | bytes, *, frequency: str, horizon: int, holdout: in
                          f"{max_series}: run python manage.py forecast_panel for larger panels")
     if pin and pin not in members:
         members = (*members, pin)
-    if not 0 <= global_weight < 1:
+    if global_weight is not None and not 0 <= global_weight < 1:
         raise PanelError("the global model's weight must be at least 0 and below 1")
     if global_learner not in LEARNERS:
         raise PanelError(f"global learner must be one of {', '.join(LEARNERS)}, not {global_learner!r}")

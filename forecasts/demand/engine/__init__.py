@@ -7,7 +7,8 @@ AutoARIMA, random walk with drift; growth curves plug in as ``CurveMember``), ba
 from rolling origins at the requested horizon, combines the best by the per-step median and
 calibrates 80% and 95% intervals on the backtest errors (conformal).  ``panel`` forecasts or
 scores every series of a long CSV in parallel, with a global model learned across the panel's
-series (``pooled.py``: its windows; ``gbm.py``: gradient-boosted trees) blended in.  See ``core.py`` and docs/forecasting.md.
+series (``pooled.py``: its windows; ``gbm.py``: gradient-boosted trees) blended in.  See
+``core.py`` and docs/forecasting.md.
 """
 
 from .core import DEFAULT_K, MIN_PERIODS, forecast, growth_rate_projection, min_periods

@@ -22,7 +22,8 @@ every series' history (the part that is forecast from: with ``--holdout`` never 
 points), a model per backtest cutoff and step: gradient-boosted trees (``gbm.py``, LightGBM) or,
 with ``--global-learner linear`` or where LightGBM cannot load, a robust linear autoregression
 (``pooled.py``).  Its forecasts join every series' forecast as the member ``global``, blended
-0.2 into the median of the local members (``--global-weight W``; 0 leaves it out).  Single series (``forecast_series``, usage series)
+into the median of the local members: half and half with the trees, 0.2 with the linear model
+(``--global-weight W``; 0 leaves it out).  Single series (``forecast_series``, usage series)
 have no panel to learn from and are forecast by the local members alone.
 """
 
@@ -59,8 +60,12 @@ UNITS = {"A": "years", "S": "half-years", "Q": "quarters", "M": "months"}
 # AutoARIMA is never in the default combination, and its order search is half a panel's time:
 # panels leave it out unless asked (--members ...,arima); the combined forecast is the same.
 PANEL_MEMBERS = tuple(m for m in STAT_MEMBERS if m not in NOT_COMBINED)
-GLOBAL_WEIGHT = 0.2  # the pooled model's share of the combination (M3 validation, docs/forecasting.md)
 LEARNERS = ("lightgbm", "linear")  # the pooled model: gradient-boosted trees (gbm.py) or robust AR (pooled.py)
+# The pooled model's share of the combination when none is given, per learner (M3 validation sets,
+# docs/forecasting.md): the trees (with the window level as a feature) 0.5 — the plain mean of the
+# local combination and the global model; the linear model 0.2.
+DEFAULT_WEIGHTS = {"lightgbm": 0.5, "linear": 0.2}
+GLOBAL_WEIGHT = DEFAULT_WEIGHTS[LEARNERS[0]]
 
 
 T = TypeVar("T")
@@ -86,7 +91,7 @@ class Options:
     k: int | None = DEFAULT_K
     pin: str | None = None
     members: tuple[str, ...] = PANEL_MEMBERS
-    global_weight: float = GLOBAL_WEIGHT  # 0: no pooled member
+    global_weight: float | None = None  # None: the learner's default (DEFAULT_WEIGHTS); 0: no pooled member
     global_learner: str = LEARNERS[0]
 
 
@@ -218,10 +223,18 @@ def learner_used(opts: Options) -> tuple[str, str | None]:
     return opts.global_learner, None
 
 
+def weight_used(opts: Options) -> float:
+    """The pooled model's share of each combination: the one asked for, else the default of the
+    learner actually used (``learner_used``)."""
+    if opts.global_weight is not None:
+        return opts.global_weight
+    return DEFAULT_WEIGHTS[learner_used(opts)[0]]
+
+
 def train_pooled(series: Sequence[PanelSeries], opts: Options,
                  cutoffs: Sequence[int] = tuple(range(MAX_ORIGINS + 1))) -> pooled.PooledModel | None:
     """The pooled model of a panel, one per backtest cutoff, on every series' history only."""
-    if opts.global_weight <= 0:
+    if weight_used(opts) <= 0:
         return None
     h = opts.holdout or opts.horizon
     histories = [_history(s, opts) for s in series]
@@ -242,7 +255,7 @@ def pooled_forecasts(series: Sequence[PanelSeries], opts: Options,
     """Per series, the pooled model's forecasts at every backtest cutoff (``pooled.forecast_table``),
     or None for every series when the panel has no pooled member.  With a ``pool`` the cutoffs are
     shared out between ``jobs`` processes (each cutoff's models are independent of the others')."""
-    if opts.global_weight <= 0:
+    if weight_used(opts) <= 0:
         return [None] * len(series)
     cutoffs = list(range(MAX_ORIGINS + 1))
     if pool is None or jobs <= 1:
@@ -281,7 +294,7 @@ def run_one(series: PanelSeries, opts: Options, table: Mapping[int, np.ndarray] 
         extra.append(pooled.PooledMember(table, int(train.size - finite[0])))
     try:
         fc = forecast(train, h, season_length=m, members=opts.members, k=opts.k, pin=opts.pin,
-                      extra_members=extra, blend=(pooled.NAME, opts.global_weight) if extra else None,
+                      extra_members=extra, blend=(pooled.NAME, weight_used(opts)) if extra else None,
                       unit=UNITS[opts.frequency])
     except ValueError as exc:
         out.error = str(exc)
@@ -360,8 +373,9 @@ def summarise(outcomes: list[SeriesOutcome], opts: Options, seconds: float, jobs
         "jobs": jobs,
         "load_average": round(os.getloadavg()[0], 2),
     }
-    if opts.global_weight > 0:
+    if weight_used(opts) > 0:
         summary["global_learner"], note = learner_used(opts)
+        summary["global_weight"] = weight_used(opts)
         if note:
             summary["global_note"] = note
     if opts.holdout:
@@ -402,14 +416,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--members", default=",".join(PANEL_MEMBERS),
                    help=f"comma-separated members (default {','.join(PANEL_MEMBERS)}; add arima for its scores)")
     p.add_argument("--pin", default=None, choices=STAT_MEMBERS, help="use one member instead of the combination")
-    p.add_argument("--global-weight", type=float, default=GLOBAL_WEIGHT, metavar="W",
-                   help=f"share of the pooled global model in the combination (default {GLOBAL_WEIGHT}; 0: none)")
+    p.add_argument("--global-weight", type=float, default=None, metavar="W",
+                   help="share of the pooled global model in the combination (default "
+                        f"{DEFAULT_WEIGHTS['lightgbm']} with the trees, {DEFAULT_WEIGHTS['linear']} with the "
+                        "linear model; 0: none)")
     p.add_argument("--global-learner", choices=LEARNERS, default=LEARNERS[0],
                    help="the pooled model: gradient-boosted trees (default) or a robust linear autoregression")
     a = p.parse_args(argv)
     if a.horizon < 1 or a.holdout < 0:
         p.error("--horizon must be at least 1 and --holdout at least 0")
-    if not 0 <= a.global_weight < 1:
+    if a.global_weight is not None and not 0 <= a.global_weight < 1:
         p.error("--global-weight must be at least 0 and below 1")
     try:
         series = read_panel(a.path, a.frequency)

@@ -57,6 +57,7 @@ class Windows:
     feats: FloatArray
     targets: FloatArray
     room: np.ndarray
+    levels: FloatArray  # each window's level (the mean of its real log values)
 
 
 def _log_history(y: FloatArray) -> FloatArray | None:
@@ -93,7 +94,7 @@ def build_windows(histories: Iterable[FloatArray], lags: int, horizon: int) -> W
     """The windows of every positive, gap-free history (original units, leading NaNs dropped)."""
     if lags < 1 or horizon < 1:
         raise ValueError("lags and horizon must be at least 1")
-    feats, targets, room = [], [], []
+    feats, targets, room, levels = [], [], [], []
     for y in histories:
         x = _log_history(y)
         if x is None or x.size < MIN_CONTEXT + 1:
@@ -106,9 +107,10 @@ def build_windows(histories: Iterable[FloatArray], lags: int, horizon: int) -> W
         feats.append(f[k])
         targets.append(xt[idx] - level[k][:, None])
         room.append(n - 1 - k)
+        levels.append(level[k])
     if not feats:
-        return Windows(lags, np.empty((0, lags)), np.empty((0, horizon)), np.empty(0, dtype=int))
-    return Windows(lags, np.vstack(feats), np.vstack(targets), np.concatenate(room))
+        return Windows(lags, np.empty((0, lags)), np.empty((0, horizon)), np.empty(0, dtype=int), np.empty(0))
+    return Windows(lags, np.vstack(feats), np.vstack(targets), np.concatenate(room), np.concatenate(levels))
 
 
 def _ridge(At: FloatArray, t: FloatArray, w: FloatArray | None = None) -> FloatArray:
@@ -154,6 +156,10 @@ class PooledAR:
     def cutoffs(self) -> list[int]:
         return sorted(self.coefs)
 
+    def design(self, feats: FloatArray, levels: FloatArray) -> FloatArray:
+        """The model's inputs for windows ``feats`` (rows x L) of levels ``levels``: the window only."""
+        return feats
+
     def predict_steps(self, feats: FloatArray, cutoff: int, h: int) -> FloatArray:
         """Step 1..h log-ratios to the window level for rows of window features (rows x L)."""
         beta = self.coefs[cutoff]
@@ -176,6 +182,8 @@ class PooledModel(Protocol):
     @property
     def cutoffs(self) -> list[int]: ...
 
+    def design(self, feats: FloatArray, levels: FloatArray) -> FloatArray: ...
+
     def predict_steps(self, feats: FloatArray, cutoff: int, h: int) -> FloatArray: ...
 
 
@@ -185,7 +193,7 @@ def predict_one(model: PooledModel, y: FloatArray, h: int, cutoff: int = 0) -> F
     if cutoff not in model.cutoffs or x is None or h > model.horizon or x.size < MIN_CONTEXT:
         return np.full(h, np.nan)
     f, level = _last_window(x, model.lags)
-    steps = model.predict_steps(f[None, :], cutoff, h)[0]
+    steps = model.predict_steps(model.design(f[None, :], np.array([level])), cutoff, h)[0]
     return np.exp(np.clip(level + steps, -700.0, 700.0))
 
 
@@ -207,7 +215,7 @@ def forecast_table(model: PooledModel, histories: Sequence[FloatArray]) -> list[
             levels.append(level)
         if not rows:
             continue
-        steps = model.predict_steps(np.vstack(feats), c, model.horizon)
+        steps = model.predict_steps(model.design(np.vstack(feats), np.asarray(levels)), c, model.horizon)
         values = np.exp(np.clip(np.asarray(levels)[:, None] + steps, -700.0, 700.0))
         for i, v in zip(rows, values, strict=True):
             out[i][c] = v

@@ -11,7 +11,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from forecasts.demand.engine import STAT_MEMBERS
-from forecasts.demand.engine.panel import GLOBAL_WEIGHT, LEARNERS, PANEL_MEMBERS
+from forecasts.demand.engine.panel import DEFAULT_WEIGHTS, LEARNERS, PANEL_MEMBERS
 from forecasts.demand.panels import PanelError, panel_run
 
 
@@ -34,9 +34,10 @@ class Command(BaseCommand):
         parser.add_argument("--members", default=",".join(PANEL_MEMBERS),
                             help=f"comma-separated members (default {','.join(PANEL_MEMBERS)}; add arima for its "
                                  "scores: it is not in the default combination and doubles the time)")
-        parser.add_argument("--global-weight", type=float, default=GLOBAL_WEIGHT, metavar="W",
-                            help=f"share of the panel's pooled global model in each combination (default "
-                                 f"{GLOBAL_WEIGHT}; 0: local members only)")
+        parser.add_argument("--global-weight", type=float, default=None, metavar="W",
+                            help="share of the panel's pooled global model in each combination (default "
+                                 f"{DEFAULT_WEIGHTS['lightgbm']} with the trees, {DEFAULT_WEIGHTS['linear']} "
+                                 "with the linear model; 0: local members only)")
         parser.add_argument("--global-learner", choices=LEARNERS, default=LEARNERS[0],
                             help="the pooled model: gradient-boosted trees (default) or a robust linear autoregression")
         parser.add_argument("--json", action="store_true", help="print only the JSON summary")

@@ -12,6 +12,7 @@ import pytest
 from forecasts.demand.engine import CurveMember, forecast, gbm
 from forecasts.demand.engine.backtest import plan_origins, run_backtest
 from forecasts.demand.engine.panel import (
+    DEFAULT_WEIGHTS,
     LEARNERS,
     Options,
     pooled_forecasts,
@@ -19,8 +20,9 @@ from forecasts.demand.engine.panel import (
     run_panel,
     summarise,
     train_pooled,
+    weight_used,
 )
-from forecasts.demand.engine.pooled import PooledMember, forecast_table, train
+from forecasts.demand.engine.pooled import PooledMember, build_windows, forecast_table, train
 from forecasts.demand.engine.scale import Scale
 
 
@@ -164,3 +166,49 @@ def test_pooled_forecasts_shared_out_between_processes_equal_the_serial_ones():
     for a, b in zip(serial, shared, strict=True):
         assert a is not None and b is not None and a.keys() == b.keys()
         assert all(np.array_equal(a[c], b[c], equal_nan=True) for c in a)
+
+
+def test_the_trees_see_each_window_and_its_level_the_mean_of_its_log_values():
+    y = np.array([1.0, np.e, np.e**2, np.e**3, np.e**4, np.e**5])  # log values 0..5
+    windows = build_windows([y], lags=4, horizon=1)
+    model = gbm.PooledGBM(4, 1)
+    inputs = model.design(windows.feats, windows.levels)
+    # the last training window holds log values 1..4: minus its mean 2.5, then the mean itself
+    assert inputs[-1] == pytest.approx([-1.5, -0.5, 0.5, 1.5, 2.5])
+    assert windows.targets[-1, 0] == pytest.approx(5 - 2.5)
+    assert train([y], 1).design(windows.feats, windows.levels) is windows.feats  # the linear model: the window only
+
+
+def _sized_panel(rng: np.random.Generator, k: int = 40, n: int = 24) -> list[np.ndarray]:
+    """Half the series small (about 10) and rising 4% a period, half large (about 10,000) and
+    falling 4%, under noise of 15% a period: a window alone hardly shows which way it goes."""
+    out = []
+    for i in range(k):
+        small = i % 2 == 0
+        base, drift = (10.0, 0.04) if small else (10_000.0, -0.04)
+        out.append(base * rng.uniform(0.7, 1.4) * np.exp(drift * np.arange(n) + 0.15 * rng.standard_normal(n)))
+    return out
+
+
+def test_the_level_lets_the_trees_tell_small_rising_series_from_large_falling_ones():
+    panel = _sized_panel(np.random.default_rng(8))
+    model = gbm.train_gbm(panel, 4)
+    flat = np.ones(12)  # the same flat history at two sizes
+    small, large = model_forecast(model, 10.0 * flat), model_forecast(model, 10_000.0 * flat)
+    assert small[-1] > 10.0 * 1.05 and large[-1] < 10_000.0 / 1.05  # each goes its own group's way
+
+
+def model_forecast(model: gbm.PooledGBM, y: np.ndarray) -> np.ndarray:
+    return forecast_table(model, [y])[0][0]
+
+
+def test_the_default_weight_is_a_half_with_the_trees_and_a_fifth_with_the_linear_model(monkeypatch):
+    series = read_panel(_panel_file(_noisy_panel(np.random.default_rng(9), k=6, n=24)), "A")
+    assert weight_used(Options("A", 6)) == DEFAULT_WEIGHTS["lightgbm"] == 0.5
+    assert weight_used(Options("A", 6, global_learner="linear")) == DEFAULT_WEIGHTS["linear"] == 0.2
+    assert weight_used(Options("A", 6, global_weight=0.3)) == 0.3
+    opts = Options("A", 6, holdout=6)
+    summary = summarise(run_panel(series, opts, jobs=1), opts, 0.0, 1)
+    assert summary["global_weight"] == 0.5
+    monkeypatch.setattr(gbm, "available", lambda: "lightgbm cannot be imported (libgomp.so.1: cannot open)")
+    assert weight_used(opts) == 0.2  # the fallback learner keeps its own default
