@@ -27,7 +27,8 @@
    ``blend=(name, w)`` mixes one member in after the median, with the fixed weight w:
    (1 - w) median + w member, in the whole-series forecast and at every backtest origin alike
    (where that member has no forecast, the median alone).  Panels use it for the pooled global
-   model (``pooled.py`` / ``gbm.py``, w = 0.2, chosen on the M3 validation sets): a member of another kind
+   model (``pooled.py`` / ``gbm.py``, w = 0.5 for the trees, 0.2 for the linear model, chosen on the M3
+   validation sets): a member of another kind
    (learned across the series) that one vote among ten in a median would barely move.
 5. Intervals: conformal, from the backtest errors of the combined forecast itself (the same
    median of the same members at every origin), see ``intervals.py``; each member also gets
