@@ -40,7 +40,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, TypeVar
@@ -63,9 +63,13 @@ PANEL_MEMBERS = tuple(m for m in STAT_MEMBERS if m not in NOT_COMBINED)
 LEARNERS = ("lightgbm", "linear")  # the pooled model: gradient-boosted trees (gbm.py) or robust AR (pooled.py)
 # The pooled model's share of the combination when none is given, per learner (M3 validation sets,
 # docs/forecasting.md): the trees (with the window level as a feature) 0.5 — the plain mean of the
-# local combination and the global model; the linear model 0.2.
+# local combination and the global model; the linear model 0.2.  A model learned from fewer than
+# FULL_WEIGHT_SERIES series is weaker: there the trees get SMALL_PANEL_WEIGHT (on random subsets of
+# the validation panels, 0.5 beat 0.2 from about 100 series and lost below).
 DEFAULT_WEIGHTS = {"lightgbm": 0.5, "linear": 0.2}
 GLOBAL_WEIGHT = DEFAULT_WEIGHTS[LEARNERS[0]]
+FULL_WEIGHT_SERIES = 100
+SMALL_PANEL_WEIGHT = 0.2
 
 
 T = TypeVar("T")
@@ -103,6 +107,7 @@ class SeriesOutcome:
     error: str | None = None
     seconds: float = 0.0
     cpu_seconds: float = 0.0  # process CPU time: what the series costs whatever else runs
+    global_weight: float = 0.0  # the pooled model's share of the combination (the panel's, 0: none)
 
 
 def _open_text(path: Path) -> io.TextIOBase:
@@ -223,12 +228,24 @@ def learner_used(opts: Options) -> tuple[str, str | None]:
     return opts.global_learner, None
 
 
-def weight_used(opts: Options) -> float:
+def weight_used(opts: Options, learned_from: int | None = None) -> float:
     """The pooled model's share of each combination: the one asked for, else the default of the
-    learner actually used (``learner_used``)."""
+    learner actually used (``learner_used``), at most ``SMALL_PANEL_WEIGHT`` when the model
+    learned from fewer than ``FULL_WEIGHT_SERIES`` series (``learned_from``; None: a full panel)."""
     if opts.global_weight is not None:
         return opts.global_weight
-    return DEFAULT_WEIGHTS[learner_used(opts)[0]]
+    weight = DEFAULT_WEIGHTS[learner_used(opts)[0]]
+    if learned_from is not None and learned_from < FULL_WEIGHT_SERIES:
+        weight = min(weight, SMALL_PANEL_WEIGHT)
+    return weight
+
+
+def with_weight(series: Sequence[PanelSeries], opts: Options) -> Options:
+    """``opts`` with the pooled model's share settled for this panel (``weight_used``)."""
+    if opts.global_weight is not None:
+        return opts
+    learned_from = pooled.learnable([_history(s, opts) for s in series])
+    return replace(opts, global_weight=weight_used(opts, learned_from))
 
 
 def train_pooled(series: Sequence[PanelSeries], opts: Options,
@@ -278,7 +295,7 @@ def run_one(series: PanelSeries, opts: Options, table: Mapping[int, np.ndarray] 
     ``table``: the series' forecasts by the panel's pooled model (``pooled_forecasts``), blended
     in as the member ``global``."""
     t0, c0 = time.perf_counter(), time.process_time()
-    out = SeriesOutcome(series.series_id)
+    out = SeriesOutcome(series.series_id, global_weight=weight_used(opts) if table is not None else 0.0)
     m = SEASON_LENGTH[opts.frequency]
     values = series.values
     if opts.holdout:
@@ -341,6 +358,7 @@ def run_panel(series: list[PanelSeries], opts: Options, jobs: int | None = None)
     out longest series first in small chunks (a series' cost grows with its length), so the
     processes finish together instead of one waiting on the other's last long chunk."""
     jobs = jobs or os.cpu_count() or 1
+    opts = with_weight(series, opts)
     if jobs <= 1 or len(series) < 4:
         tables = pooled_forecasts(series, opts)
         return [run_one(s, opts, t) for s, t in zip(series, tables, strict=True)]
@@ -375,7 +393,7 @@ def summarise(outcomes: list[SeriesOutcome], opts: Options, seconds: float, jobs
     }
     if weight_used(opts) > 0:
         summary["global_learner"], note = learner_used(opts)
-        summary["global_weight"] = weight_used(opts)
+        summary["global_weight"] = max((o.global_weight for o in outcomes), default=0.0)
         if note:
             summary["global_note"] = note
     if opts.holdout:

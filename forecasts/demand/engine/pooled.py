@@ -90,6 +90,11 @@ def _features(x: FloatArray, lags: int) -> tuple[FloatArray, FloatArray]:
     return win - level[:, None], level
 
 
+def learnable(histories: Iterable[FloatArray]) -> int:
+    """How many of ``histories`` give the pooled model windows (positive, gap-free, long enough)."""
+    return sum(1 for y in histories if (x := _log_history(y)) is not None and x.size >= MIN_CONTEXT + 1)
+
+
 def build_windows(histories: Iterable[FloatArray], lags: int, horizon: int) -> Windows:
     """The windows of every positive, gap-free history (original units, leading NaNs dropped)."""
     if lags < 1 or horizon < 1:

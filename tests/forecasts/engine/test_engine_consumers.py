@@ -117,7 +117,7 @@ def test_the_panel_page_shows_the_scores_and_explains_a_bad_file(client: Client,
         page = client.post("/forecasts/panel/", {"file": fh, "frequency": "A", "horizon": 3, "holdout": 4})
     html = page.content.decode()
     assert page.status_code == 200 and 'id="panel-scores"' in html and "combined" in html
-    assert "<strong>global</strong> member at weight 0.5" in html  # the weight the run used
+    assert "<strong>global</strong> member at weight 0.2" in html  # the weight the run used: a small panel
     bad = io.BytesIO(b"series_id,timestamp,value\nA,1990,x\n")
     bad.name = "bad.csv"
     html = client.post("/forecasts/panel/", {"file": bad, "frequency": "A", "horizon": 3}).content.decode()

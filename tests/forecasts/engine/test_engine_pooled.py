@@ -13,14 +13,18 @@ from forecasts.demand.engine import CurveMember, forecast, gbm
 from forecasts.demand.engine.backtest import plan_origins, run_backtest
 from forecasts.demand.engine.panel import (
     DEFAULT_WEIGHTS,
+    FULL_WEIGHT_SERIES,
     LEARNERS,
+    SMALL_PANEL_WEIGHT,
     Options,
+    PanelSeries,
     pooled_forecasts,
     read_panel,
     run_panel,
     summarise,
     train_pooled,
     weight_used,
+    with_weight,
 )
 from forecasts.demand.engine.pooled import PooledMember, build_windows, forecast_table, train
 from forecasts.demand.engine.scale import Scale
@@ -202,13 +206,22 @@ def model_forecast(model: gbm.PooledGBM, y: np.ndarray) -> np.ndarray:
     return forecast_table(model, [y])[0][0]
 
 
-def test_the_default_weight_is_a_half_with_the_trees_and_a_fifth_with_the_linear_model(monkeypatch):
-    series = read_panel(_panel_file(_noisy_panel(np.random.default_rng(9), k=6, n=24)), "A")
+def test_the_default_weight_is_a_half_with_the_trees_and_a_fifth_with_the_linear_model_or_a_small_panel(monkeypatch):
     assert weight_used(Options("A", 6)) == DEFAULT_WEIGHTS["lightgbm"] == 0.5
     assert weight_used(Options("A", 6, global_learner="linear")) == DEFAULT_WEIGHTS["linear"] == 0.2
     assert weight_used(Options("A", 6, global_weight=0.3)) == 0.3
+    # a model learned from fewer than 100 series is weaker: a fifth; an asked-for weight is kept
+    assert weight_used(Options("A", 6), learned_from=FULL_WEIGHT_SERIES) == 0.5
+    assert weight_used(Options("A", 6), learned_from=FULL_WEIGHT_SERIES - 1) == SMALL_PANEL_WEIGHT == 0.2
+    assert weight_used(Options("A", 6, global_weight=0.4), learned_from=5) == 0.4
+    series = read_panel(_panel_file(_noisy_panel(np.random.default_rng(9), k=6, n=24)), "A")
     opts = Options("A", 6, holdout=6)
+    assert with_weight(series, opts).global_weight == 0.2
     summary = summarise(run_panel(series, opts, jobs=1), opts, 0.0, 1)
-    assert summary["global_weight"] == 0.5
+    assert summary["global_weight"] == 0.2
+    big = [PanelSeries(f"S{i}", s.style, s.first_period, s.values) for i, s in enumerate(series * 17)]  # 102 series
+    assert with_weight(big, opts).global_weight == 0.5
+    with_zero = [*big[:98], PanelSeries("neg", big[0].style, 0, np.array([1.0, -1.0, 2, 3, 4, 5, 6, 7, 8, 9]))]
+    assert with_weight(with_zero, opts).global_weight == 0.2  # 98 series the model can learn from
     monkeypatch.setattr(gbm, "available", lambda: "lightgbm cannot be imported (libgomp.so.1: cannot open)")
     assert weight_used(opts) == 0.2  # the fallback learner keeps its own default
