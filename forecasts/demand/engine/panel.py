@@ -22,9 +22,10 @@ every series' history (the part that is forecast from: with ``--holdout`` never 
 points), a model per backtest cutoff and step: gradient-boosted trees (``gbm.py``, LightGBM) or,
 with ``--global-learner linear`` or where LightGBM cannot load, a robust linear autoregression
 (``pooled.py``).  Its forecasts join every series' forecast as the member ``global``, blended
-into the median of the local members: half and half with the trees, 0.2 with the linear model
-(``--global-weight W``; 0 leaves it out).  Single series (``forecast_series``, usage series)
-have no panel to learn from and are forecast by the local members alone.
+into the median of the local members: half and half with the trees, 0.2 with the linear model or
+when fewer than 100 series could be learned from (``--global-weight W``; 0 leaves it out).
+Single series (``forecast_series``, usage series) have no panel to learn from and are forecast by
+the local members alone.
 """
 
 from __future__ import annotations
