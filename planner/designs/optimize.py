@@ -48,7 +48,7 @@ from planner.designs.genomes import add_genome_rows
 from planner.designs.highs import Arrays, row_matrix, solve_highs
 from planner.designs.second_core import POLISH_SHARE, start_second_core
 from planner.designs.service_level import ServiceLevel
-from planner.designs.warm_start import warm_start
+from planner.designs.warm_start import START_SHARE, start_plans
 from planner.hardware.catalog import Catalog
 from planner.hardware.costmodel import CostModel
 from planner.hardware.design_model import PipelineModel
@@ -354,15 +354,17 @@ def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] |
         systems = [name for (k, name, _) in var if k == "storage"]
         partner, arrays = start_second_core(m, storage, time_limit_s - (time.perf_counter() - t0), mip_rel_gap,
                                             systems)
-        # a feasible plan first (one priced corner per year): HiGHS starts from it
+        # feasible plans first (one corner per year): HiGHS starts from the cheaper
         try:
-            start = warm_start(m, service_level, time_limit_s / 4, mip_rel_gap)
+            firsts = start_plans(m, service_level, time_limit_s * START_SHARE, mip_rel_gap)
         except BaseException:
             if partner is not None:
                 partner.finish(0.0)
             raise
+        start = firsts[0] if firsts else None
         if partner is not None and start is not None:
-            partner.share_plan(start)
+            for x in firsts:  # both are parents of the second process's crossover
+                partner.share_plan(x)
             # a local search on its storage purchases before branching (planner.designs.local_search)
             start = partner.polish(arrays, storage, systems, start, time_limit_s * POLISH_SHARE)
     res = m.solve(max(time_limit_s - (time.perf_counter() - t0), 1.0), mip_rel_gap, start=start,

@@ -87,14 +87,23 @@ def _child(arr: Arrays, storage: npt.NDArray[np.int64], systems: list[str], time
                 data_in.user_interrupt = True
         return check
 
-    first: FloatArray | None = None  # the main process's first plan, once it arrives
+    firsts: list[FloatArray] = []  # the main process's first plans (one per start corner), as they arrive
+    better: list[FloatArray] = []  # and what its own search made of the best of them
+    handed = math.inf
+
+    def drain() -> None:
+        while inbox.poll(0):
+            kind, x = inbox.recv()
+            (firsts if kind == "first" else better).append(np.asarray(x, dtype=float))
 
     def first_plan() -> tuple[FloatArray, float] | None:
-        nonlocal first
-        if first is None and inbox.poll(0):
-            first = np.asarray(inbox.recv(), dtype=float)
-            return first, float(first @ arr.cost)
-        return None
+        nonlocal handed
+        drain()
+        got = min(((x, float(x @ arr.cost)) for x in firsts + better), key=lambda xf: xf[1], default=None)
+        if got is None or got[1] >= handed:
+            return None
+        handed = got[1]
+        return got
 
     # 1. the storage-only relaxation: its dual bound is a bound on the full model (the main process's
     # first plan, feasible for it too, is handed over when it arrives)
@@ -111,13 +120,12 @@ def _child(arr: Arrays, storage: npt.NDArray[np.int64], systems: list[str], time
     saved = [np.asarray(s.col_value, dtype=float) for s in h.getSavedMipSolutions()]
     # 2. plans: the full model with the storage purchases fixed, at the relaxation's last solutions, the
     # main process's first plan, their crossovers and a local search around the best (local_search)
-    if first is None and not stop.is_set():
+    drain()
+    if not firsts and not stop.is_set():
         inbox.poll(max(min(1.0, left()), 0.0))
-    mains = [] if first is None else [first]
-    while inbox.poll(0):  # the main process's plans: its first and what its own search made of it
-        mains.append(np.asarray(inbox.recv(), dtype=float))
-    if len(mains) > 2:  # the first and the best
-        mains = [mains[0], min(mains[1:], key=lambda x: float(x @ arr.cost))]
+        drain()
+    # the main process's plans: every first plan and the best its own search made of them
+    mains = firsts + ([min(better, key=lambda x: float(x @ arr.cost))] if better else [])
     search = StorageSearch(arr, storage, systems, deadline=t0 + time_limit_s, plan_time_s=PLAN_SHARE * time_limit_s,
                            stop=lambda: stop.is_set() or relative_gap(shared[0], shared[1]) <= gap,
                            cutoff=lambda: float(shared[0]), on_better=lambda: share(), threads=1)
@@ -175,12 +183,13 @@ class SecondCore:
         send.close()
         inbox.close()
 
-    def share_plan(self, x: FloatArray | None) -> None:
-        """Hand the main process's first plan over (the second process searches around it too)."""
+    def share_plan(self, x: FloatArray | None, *, first: bool = True) -> None:
+        """Hand a first plan of the main process over, or (``first`` False) a better plan its own search
+        found: the second process crosses every first plan and the best of the others."""
         if x is None:
             return
         with contextlib.suppress(OSError):  # the second process has already finished
-            self._send.send(np.asarray(x, dtype=float))
+            self._send.send(("first" if first else "better", np.asarray(x, dtype=float)))
 
     def polish(self, arr: Arrays, storage: list[int], systems: list[str], x: FloatArray,
                time_limit_s: float) -> FloatArray:
@@ -188,7 +197,7 @@ class SecondCore:
         HiGHS branches: every better plan is shared with the second process, which searches around it too."""
         def better(plan: FloatArray, fun: float) -> None:
             self.best(fun, -math.inf)
-            self.share_plan(plan)
+            self.share_plan(plan, first=False)
 
         def stop() -> bool:
             return relative_gap(*self.best(math.inf, -math.inf)) <= self._gap

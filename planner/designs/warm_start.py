@@ -7,7 +7,9 @@ purchase problem for that demand. The corner is the one the LP relaxation prices
 duals of the rows capacity[t, c] >= R[t, c] are the marginal cost of a unit of requirement, and
 the year takes the corner minimising sum_c dual[t, c] x corner[c]. A second plan takes, each
 year, the corner reached by the least uniform scaling of the LP relaxation's own requirement
-vector (min over corners of max_c corner[c] / R_lp[c]); the cheaper of the two plans is the start.
+vector (min over corners of max_c corner[c] / R_lp[c]); the cheaper of the two plans is the start,
+and both (``start_plans``) are parents of the second solver process's storage crossover
+(planner.designs.second_core), which is at its best mixing two plans that got different systems right.
 With more than three independent requirement dimensions (no corners) the year takes the balanced
 box: the smallest common rank r with the r-th smallest requirement of every constraint covering k
 paths.
@@ -30,6 +32,10 @@ from planner.designs.service_level import ServiceLevel
 FloatArray = npt.NDArray[np.float64]
 TOL = 1e-12
 MAX_START_CORNERS = 200_000
+# Share of the time limit for the start plans (the LP and one corner MIP per plan). On the 1,000-path
+# bench_service_level instance each corner MIP takes 2.3-7.2 s (6.5-11 s for both, path seeds 1-41,
+# 2026-11-26): with a quarter of 30 s the second plan was most often cut short or skipped.
+START_SHARE = 1 / 3
 
 
 def balanced_box(cols: FloatArray, k: int) -> FloatArray:
@@ -98,9 +104,12 @@ def start_bounds(sla: ServiceLevel, m: Any, prices: dict[tuple[str, int], float]
     return lb, ub
 
 
-def warm_start(m: Any, sla: ServiceLevel, time_limit_s: float, gap: float) -> FloatArray | None:
-    """A feasible solution of ``m``: the cheaper of the plans for the priced and the radial corners
-    (None if neither was found in time)."""
+def start_plans(m: Any, sla: ServiceLevel, time_limit_s: float, gap: float) -> list[FloatArray]:
+    """The plans for the radial and the priced corners, cheapest first (those found in time; the first
+    corner MIP may take all of it, so the first plan is never cut short for the second's sake).
+
+    The second solver process crosses the storage purchases of both (one often has the flash right,
+    the other the disk; planner.designs.local_search)."""
     t0 = time.perf_counter()
     lp = m.solve(time_limit_s, gap, lp_only=True)
     prices: dict[tuple[str, int], float] = {}
@@ -110,14 +119,13 @@ def warm_start(m: Any, sla: ServiceLevel, time_limit_s: float, gap: float) -> Fl
         prices = {key: abs(float(lp.row_dual[row])) for key, row in sla.r_rows.items()}
         choices.append(start_bounds(sla, m, prices, {key: float(lp.x[r]) for key, r in sla.r_vars.items()}, cache))
     choices.append(start_bounds(sla, m, prices, cache=cache))
-    best = None
-    for i, (lb, ub) in enumerate(choices):
-        if any(lb == other[0] for other in choices[:i]):
-            continue
+    distinct = [c for i, c in enumerate(choices) if not any(c[0] == other[0] for other in choices[:i])]
+    found = []
+    for lb, ub in distinct:
         left = time_limit_s - (time.perf_counter() - t0)
         if left <= 0:
             break
         got = m.solve(left, gap, lb=lb, ub=ub)
-        if got.x is not None and (best is None or got.fun < best.fun):
-            best = got
-    return None if best is None else best.x
+        if got.x is not None:
+            found.append((float(got.fun), got.x))
+    return [x for _, x in sorted(found, key=lambda fx: fx[0])]

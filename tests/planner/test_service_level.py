@@ -185,7 +185,7 @@ def test_the_warm_start_changes_where_highs_starts_not_the_optimum(catalog: Cata
     kw: dict[str, object] = {"node_types": ["haswell"], "storage_systems": ["ibm-gss26", "flash-gss"],
                              "mip_rel_gap": 0.0, "confidence": None}
     started, plan = plan_for_service_level(design, catalog, demand, 0.75, **kw)  # type: ignore[arg-type]
-    monkeypatch.setattr(opt, "warm_start", lambda *a, **k: None)
+    monkeypatch.setattr(opt, "start_plans", lambda *a, **k: [])
     cold, _ = plan_for_service_level(design, catalog, demand, 0.75, **kw)  # type: ignore[arg-type]
     assert started.status == cold.status == "optimal"
     assert started.npv_usd == pytest.approx(cold.npv_usd, rel=1e-9)
