@@ -14,6 +14,7 @@ urlpatterns = [
     path("fits/<int:pk>/forecast.csv", v.fit_forecast_csv, name="forecast-fit-csv"),
     path("combined/", v.combined, name="forecast-combined"),
     path("panel/", vp.panel, name="forecast-panel"),
+    path("panel/usage-panel.csv", vp.panel_sample, name="forecast-panel-sample"),
     path("series/", v.series_list, name="forecast-series-list"),
     path("series/<int:pk>/", v.series_detail, name="forecast-series"),
     path("plans/", p.plan_list, name="forecast-plans"),

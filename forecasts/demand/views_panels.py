@@ -8,7 +8,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from forecasts.demand.panels import MAX_WEB_SERIES, PanelError, panel_run
+from forecasts.demand.panels import MAX_WEB_SERIES, PanelError, panel_run, usage_panel_csv
 from planner.roles import planner_required
 
 FREQUENCY_LABELS = (("A", "yearly"), ("S", "half-yearly"), ("Q", "quarterly"), ("M", "monthly"))
@@ -48,3 +48,16 @@ def panel(request: HttpRequest) -> HttpResponse:
                            scores=sorted((run.summary.get("scores") or {}).items(),
                                          key=lambda kv: (kv[0] != "combined", kv[1].get("smape") or 0)))
     return render(request, "forecasts/panel.html", ctx)
+
+
+@planner_required
+def panel_sample(request: HttpRequest) -> HttpResponse:
+    """This institution's monthly core-hours per cluster and department as a panel to upload back."""
+    text, n = usage_panel_csv()
+    if not n:
+        return HttpResponse("no usage loaded yet: load accounting logs with python manage.py ingest_accounting "
+                            "--format FORMAT --cluster NAME PATH, then download this panel\n",
+                            status=404, content_type="text/plain")
+    resp = HttpResponse(text, content_type="text/csv")
+    resp["Content-Disposition"] = 'attachment; filename="usage-panel-core-hours.csv"'
+    return resp

@@ -197,3 +197,34 @@ def test_the_dashboard_never_quotes_a_part_year_as_a_year() -> None:
     assert "2028 median 30.0 M" in line and "2029" not in line
     only_part = forecast_status("minerva", yearly[1:])
     assert "no whole forecast year yet" in only_part and "11 of 12 months" in only_part
+
+
+def test_the_panel_page_offers_this_institutions_usage_as_a_panel_that_uploads_back(
+        client: Client, planner_user: Any, genomics_viewer: Any, departments: dict[str, Any]) -> None:
+    from forecasts.accounting.models import IngestRun
+
+    login(client, planner_user)
+    empty = client.get("/forecasts/panel/usage-panel.csv")
+    assert empty.status_code == 404 and b"no usage loaded yet" in empty.content
+    h = usage_history(departments, months=37)  # Jan 2020 .. Jan 2023, logs end on 6 January 2023
+    IngestRun.objects.create(cluster=h["cluster"], format="slurm", status=IngestRun.Status.COMPLETED,
+                             last_end=datetime(2023, 1, 6, 12, tzinfo=UTC))
+    assert 'href="/forecasts/panel/usage-panel.csv"' in client.get("/forecasts/panel/").content.decode()
+    resp = client.get("/forecasts/panel/usage-panel.csv")
+    assert resp.status_code == 200 and resp["Content-Type"] == "text/csv"
+    rows = list(csv.DictReader(io.StringIO(resp.content.decode())))
+    by_id: dict[str, list[dict[str, str]]] = {}
+    for r in rows:
+        by_id.setdefault(r["series_id"], []).append(r)
+    assert len(by_id) == 2 and all(sid.startswith("minerva/") for sid in by_id), by_id.keys()
+    for pts in by_id.values():  # 36 whole months: the partial January 2023 is left out
+        assert [p["timestamp"] for p in pts][:2] == ["2020-01", "2020-02"] and pts[-1]["timestamp"] == "2022-12"
+        assert len(pts) == 36
+    genomics = next(pts for sid, pts in by_id.items() if sid.endswith("/" + departments["genomics"].code))
+    assert float(genomics[0]["value"]) == pytest.approx(100_000 * 1.0, rel=1e-3)  # the three rows summed
+    upload = io.BytesIO(resp.content)
+    upload.name = "usage-panel-core-hours.csv"
+    page = client.post("/forecasts/panel/", {"file": upload, "frequency": "M", "horizon": 12, "holdout": 12})
+    assert page.status_code == 200 and 'id="panel-scores"' in page.content.decode()
+    login(client, genomics_viewer)  # every department's usage: planners and admins only
+    assert client.get("/forecasts/panel/usage-panel.csv").status_code == 403
