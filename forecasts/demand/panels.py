@@ -103,23 +103,14 @@ def usage_panel_csv() -> tuple[str, int]:
     (``series_id,timestamp,value``; ids ``cluster/DEPT``, timestamps ``YYYY-MM``), whole months
     only, as the usage forecasts see them: the sample a planner can upload back to the panel page.
     Returns the text and the number of series (0: no usage loaded yet)."""
-    from forecasts.accounting.models import Cluster, Department, UsageMonthly
     from forecasts.demand.growth import add_months
-    from forecasts.demand.series import SeriesError, SeriesSpec, monthly_series
+    from forecasts.demand.series import core_hours_by_cluster_department
 
-    pairs = UsageMonthly.objects.values_list("cluster", "department").distinct()
-    clusters = Cluster.objects.in_bulk({c for c, _ in pairs})
-    depts = Department.objects.in_bulk({d for _, d in pairs})
+    panel = core_hours_by_cluster_department()
     buf = io.StringIO()
     buf.write("series_id,timestamp,value\n")
-    written = 0
-    for c, d in sorted(pairs, key=lambda cd: (clusters[cd[0]].name, depts[cd[1]].code)):
-        try:
-            series = monthly_series(SeriesSpec("core_hours", clusters[c], depts[d]))
-        except SeriesError:  # e.g. its only month is the partial one
-            continue
-        sid = f"{clusters[c].name}/{depts[d].code}"
+    for cluster, dept, series in panel:
+        sid = f"{cluster.name}/{dept.code}"
         for i, value in enumerate(series.values):
             buf.write(f"{sid},{add_months(series.start, i):%Y-%m},{value:.1f}\n")
-        written += 1
-    return buf.getvalue(), written
+    return buf.getvalue(), len(panel)

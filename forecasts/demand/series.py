@@ -195,7 +195,7 @@ def monthly_series(spec: SeriesSpec, *, through: date | None = None) -> MonthlyS
                           "python manage.py ingest_accounting --format FORMAT --cluster NAME PATH")
     series.units = UNITS[spec.metric]
     if spec.metric != "storage_pb":
-        _drop_partial_month(series, spec.cluster)
+        _drop_partial_month(series, logs_partial_month(spec.cluster))
     return series
 
 
@@ -214,9 +214,9 @@ def logs_partial_month(cluster: Cluster | None = None) -> tuple[date, Any] | Non
     return month, latest_end
 
 
-def _drop_partial_month(series: MonthlySeries, cluster: Cluster | None) -> None:
-    """Whole months only: a last month the logs end inside is kept apart (``partial_month``)."""
-    partial = logs_partial_month(cluster)
+def _drop_partial_month(series: MonthlySeries, partial: tuple[date, Any] | None) -> None:
+    """Whole months only: a last month the logs end inside (``partial``, the series' cluster's
+    ``logs_partial_month``) is kept apart (``partial_month``)."""
     if partial is None or not series.values or series.through != partial[0]:
         return
     series.partial_month, series.logs_end = partial
@@ -225,6 +225,31 @@ def _drop_partial_month(series: MonthlySeries, cluster: Cluster | None) -> None:
     if not series.values:
         raise SeriesError(f"the only month with usage ({partial[0]:%Y-%m}) is partial (logs end "
                           f"{partial[1]:%Y-%m-%d}); forecasts need whole months")
+
+
+def core_hours_by_cluster_department() -> list[tuple[Cluster, Department, MonthlySeries]]:
+    """Monthly core-hours of every cluster x department with usage, as ``monthly_series`` gives each
+    (months without rows are 0, a last month the logs end inside left out), in one query plus one
+    partial-month look-up per cluster; ordered by cluster name and department code."""
+    agg = UsageMonthly.objects.values("cluster", "department", "month").annotate(v=Sum("core_hours"))
+    points: dict[tuple[int, int], dict[date, float]] = {}
+    for r in agg:
+        points.setdefault((r["cluster"], r["department"]), {})[r["month"].replace(day=1)] = float(r["v"] or 0)
+    clusters = Cluster.objects.in_bulk({c for c, _ in points})
+    depts = Department.objects.in_bulk({d for _, d in points})
+    partial = {pk: logs_partial_month(c) for pk, c in clusters.items()}
+    out = []
+    for (c, d), pts in sorted(points.items(), key=lambda kv: (clusters[kv[0][0]].name, depts[kv[0][1]].code)):
+        series = _regular(pts, 0.0)
+        if series is None:
+            continue
+        series.units = UNITS["core_hours"]
+        try:
+            _drop_partial_month(series, partial[c])
+        except SeriesError:  # its only month is the partial one
+            continue
+        out.append((clusters[c], depts[d], series))
+    return out
 
 
 @rollup_cached

@@ -90,9 +90,15 @@ def _features(x: FloatArray, lags: int) -> tuple[FloatArray, FloatArray]:
     return win - level[:, None], level
 
 
+def _trainable(y: FloatArray) -> FloatArray | None:
+    """The log history of ``y`` if it gives the pooled model windows (positive, gap-free, long enough)."""
+    x = _log_history(y)
+    return x if x is not None and x.size >= MIN_CONTEXT + 1 else None
+
+
 def learnable(histories: Iterable[FloatArray]) -> int:
-    """How many of ``histories`` give the pooled model windows (positive, gap-free, long enough)."""
-    return sum(1 for y in histories if (x := _log_history(y)) is not None and x.size >= MIN_CONTEXT + 1)
+    """How many of ``histories`` give the pooled model windows (the ones ``build_windows`` learns from)."""
+    return sum(1 for y in histories if _trainable(y) is not None)
 
 
 def build_windows(histories: Iterable[FloatArray], lags: int, horizon: int) -> Windows:
@@ -101,8 +107,8 @@ def build_windows(histories: Iterable[FloatArray], lags: int, horizon: int) -> W
         raise ValueError("lags and horizon must be at least 1")
     feats, targets, room, levels = [], [], [], []
     for y in histories:
-        x = _log_history(y)
-        if x is None or x.size < MIN_CONTEXT + 1:
+        x = _trainable(y)
+        if x is None:
             continue
         n = x.size
         k = np.arange(MIN_CONTEXT - 1, n - 1)  # window ends with a target at least one step on
