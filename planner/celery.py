@@ -3,8 +3,11 @@
 import os
 
 from celery import Celery
+from kombu.transport import TRANSPORT_ALIASES
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "planner.settings")
+# The embedded broker: kombu's filesystem transport with messages renamed into place whole (planner.jobs.spool).
+TRANSPORT_ALIASES["filesystem"] = "planner.jobs.spool:Transport"
 
 # Every task is a JobTask: it claims its BackgroundJob and beats a heartbeat (planner/jobs/runtime.py).
 app = Celery("planner", task_cls="planner.jobs.runtime:JobTask")
