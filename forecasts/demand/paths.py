@@ -275,5 +275,6 @@ def around_figures(
         out["ingest_tb_per_day"] = out["ingest_tb_per_day"] * fleet[:, None]
     return DemandPaths(years=years, core_hours=out["core_hours"], storage_tb=out["storage_tb"],
                        genomes_per_day=out["genomes_per_day"], ingest_tb_per_day=out["ingest_tb_per_day"],
-                       sources=["typed-in yearly figures with a lognormal random walk per path "
-                                f"(sigma per year: {dict(sorted(sigma_per_year.items()))})"])
+                       sources=["typed-in yearly figures with a lognormal random walk per path, sigma per year "
+                                + ", ".join(f"{q.replace('_', ' ')} {float(s):.2f}"
+                                            for q, s in sorted(sigma_per_year.items()))])

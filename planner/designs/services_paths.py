@@ -281,10 +281,11 @@ def service_level_run_execute(run_id: int, job_id: int | None = None) -> Any:
                             "in_sample": level["in_sample"],
                             "out_of_sample": level["out_of_sample"], "sources": d_in.sources,
                             "in_sample_level": res.in_sample_level,
-                            "curve": curve, "note": "bought to cover alpha plus a binomial sampling margin of the "
-                                                    "in-sample paths (exact for those paths: scenario MILP, HiGHS); "
-                                                    "out-of-sample shares are direct counts on "
-                                                    f"{d_out.n_paths:,} independent paths"}
+                            "curve": curve,
+                            "note": "Bought to cover the service level plus a binomial sampling margin of the "
+                                    "in-sample paths (exact for those paths: scenario MILP, HiGHS); "
+                                    "out-of-sample shares are direct counts on "
+                                    f"{d_out.n_paths:,} independent paths"}
     run.result, run.status = out, res.status
     run.message = f"{res.message}; service level {alpha:.0%} on {d_in.n_paths:,} paths"
     run.finished_at = timezone.now()
