@@ -174,6 +174,9 @@ CELERY_TASK_ACKS_LATE = True  # a killed worker's task is redelivered, and our t
 # acknowledges the message of a child that died.  JobTask (planner/jobs/runtime.py) caps the
 # starts of one job, so a task that kills its worker every time does not loop.
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# How long the worker waits for a dead child's last result before it requeues that child's task
+# (Celery's worker_lost_wait, 10 s); the recovery tests shorten it.
+CELERY_WORKER_LOST_WAIT = env_int("CELERY_WORKER_LOST_WAIT", 10)
 # Lost workers: a running job beats every JOBS_HEARTBEAT_S; the reaper (beat, every
 # JOBS_REAP_EVERY_S) requeues a job silent for JOBS_STALE_S, or fails it after JOBS_MAX_ATTEMPTS starts.
 JOBS_HEARTBEAT_S = env_int("JOBS_HEARTBEAT_S", 10)

@@ -39,7 +39,9 @@ from forecasts.accounting.parsers.formats import get_parser
 from forecasts.accounting.parsers.producer import Batch, FileSpec, read_frames
 from forecasts.accounting.parsers.producer import batches as producer_batches
 
-BATCH_RECORDS = 50_000
+# Records per committed batch: a resumed run restarts at the last whole batch, so this is also the most
+# work a killed worker can lose (INGEST_BATCH_RECORDS; the recovery tests use small batches to stay quick).
+BATCH_RECORDS = max(1, int(os.environ.get("INGEST_BATCH_RECORDS", "50000")))
 # Batches load on this many connections at once: PostgreSQL's insert work is the bottleneck and
 # two backends use both cores of a small machine while the parser thread stays ahead.
 LOADERS = max(1, min(2, int(os.environ.get("INGEST_LOADERS", "2"))))
