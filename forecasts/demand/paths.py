@@ -32,6 +32,8 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 
 QUANTITIES = ("core_hours", "storage_tb", "genomes_per_day", "ingest_tb_per_day")
+LABELS = {"core_hours": "core-hours", "storage_tb": "storage", "genomes_per_day": "genomes/day",
+          "ingest_tb_per_day": "ingest"}
 
 
 class PathsError(ValueError):
@@ -276,5 +278,5 @@ def around_figures(
     return DemandPaths(years=years, core_hours=out["core_hours"], storage_tb=out["storage_tb"],
                        genomes_per_day=out["genomes_per_day"], ingest_tb_per_day=out["ingest_tb_per_day"],
                        sources=["typed-in yearly figures with a lognormal random walk per path, sigma per year "
-                                + ", ".join(f"{q.replace('_', ' ')} {float(s):.2f}"
+                                + ", ".join(f"{LABELS.get(q, q)} {float(s):.2f}"
                                             for q, s in sorted(sigma_per_year.items()))])
