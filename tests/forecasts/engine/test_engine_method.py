@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from forecasts.demand.engine import ShortHistoryError, choose_log, forecast, growth_rate_projection
-from forecasts.demand.engine.backtest import plan_origins
+from forecasts.demand.engine.backtest import MAX_ORIGINS, plan_origins
 from forecasts.demand.engine.intervals import calibrate, sample_paths
 
 
@@ -127,7 +127,7 @@ def test_forecast_paths_are_returned_on_the_original_scale_when_asked():
 def test_the_backtest_plan_keeps_a_quarter_of_the_series_for_training_and_the_last_origins():
     plan = plan_origins(20, 6, max_origins=10)
     assert plan.min_train == 5 and plan.origins == tuple(range(10, 20)) and plan.horizon == 6
-    assert plan_origins(40, 6).origins == tuple(range(28, 40))  # at most 12 origins
+    assert plan_origins(40, 6).origins == tuple(range(40 - MAX_ORIGINS, 40))  # at most MAX_ORIGINS origins
     assert plan_origins(6, 3).horizon == 1
 
 
