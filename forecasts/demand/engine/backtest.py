@@ -25,11 +25,7 @@ from .members import Member
 from .scale import FloatArray, Scale
 
 MIN_TRAIN = 5
-# 16 before the scale ensemble, then 12; 8 since 2026-11-26 (issue 15): on the M3 validation sets
-# (bar written first) sMAPE 17.73 / 8.45 yearly / quarterly against 17.72 / 8.45 with 12, 80%
-# coverage 0.758 / 0.804 (0.748 / 0.816), 95% 0.939 / 0.950 (0.937 / 0.959), and 23% fewer worker
-# CPU-seconds on the quarterly panel (docs/forecasting.md)
-MAX_ORIGINS = 8
+MAX_ORIGINS = 12  # 16 before the scale ensemble; on the M3 validation sets 12 scored the same (docs)
 MIN_CELL_SHARE = 0.8  # a member scored on fewer than 80% of the backtest forecasts ranks last
 
 

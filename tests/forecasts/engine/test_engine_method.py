@@ -189,3 +189,19 @@ def test_the_default_combination_is_the_per_step_median_of_the_selected_members(
     assert fc.column("median") == pytest.approx(np.median(medians, axis=0))
     mean = forecast(y, 4, combine="mean")
     assert mean.column("median") == pytest.approx(np.mean(medians, axis=0))
+
+
+@pytest.mark.parametrize(("horizon", "season"), [(6, 1), (8, 4)])
+def test_every_step_of_the_benchmark_horizons_is_calibrated_on_its_own_backtest_errors(horizon: int,
+                                                                                      season: int) -> None:
+    """Per-step conformal intervals need MIN_ERRORS origins reaching each step: K - h + 1 >= 4 (the
+    M3 yearly h = 6 and quarterly h = 8); fewer origins would extrapolate the last steps instead."""
+    from forecasts.demand.engine.intervals import MIN_ERRORS
+
+    assert MAX_ORIGINS - horizon + 1 >= MIN_ERRORS
+    rng = np.random.default_rng(5)
+    t = np.arange(48)
+    y = 100 * np.exp(0.02 * t) * (1 + 0.05 * np.sin(2 * np.pi * t / 4) * (season > 1)) * np.exp(
+        rng.normal(0, 0.03, t.size))
+    fc = forecast(y, horizon, season_length=season, members=("rwd", "ets", "theta"))
+    assert fc.interval_steps == horizon
