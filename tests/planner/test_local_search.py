@@ -119,3 +119,29 @@ def test_the_neighbours_move_one_unit(instance: dict[str, Any]) -> None:
     for other in search.neighbours(key):
         diff = np.subtract(other, key)
         assert np.abs(diff).sum() in (1, 2) and diff.sum() in (-1, 0, 1) and min(other) >= 0
+
+
+def test_a_local_round_tries_every_move_the_lp_lets_through_not_only_the_best_ranked(
+        instance: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """First improvement over the whole filtered neighbourhood: a move ranked past the first few by its LP
+    is still solved when the better-ranked ones do not improve (as on bench_service_level's seed 51)."""
+    search = _search(instance)
+    worse = tuple(3 if name == "flash-gss" else 2 for name in instance["systems"])  # far more than enough
+    search.plan(worse)
+    ranked = sorted((search.lp_value(k), k) for k in dict.fromkeys(search.neighbours(worse)))
+    below = [k for v, k in ranked if v < search.threshold()]
+    assert len(below) > 4
+    last = below[-1]  # the move the LP ranks worst among those it lets through
+    tried: list[tuple[int, ...]] = []
+    real = StorageSearch.plan
+
+    def plan(self: StorageSearch, key: tuple[int, ...], start: Any = None) -> float:
+        tried.append(key)
+        if key != last:  # every better-ranked move "fails": only the last one is really solved
+            self.solved[key] = math.inf
+            return math.inf
+        return real(self, key, start)
+
+    monkeypatch.setattr(StorageSearch, "plan", plan)
+    search.run([worse])
+    assert last in tried and len(tried) >= len(below)
