@@ -12,11 +12,12 @@ series (``pooled.py``: its windows; ``gbm.py``: gradient-boosted trees) blended 
 """
 
 from .core import DEFAULT_K, MIN_PERIODS, forecast, growth_rate_projection, min_periods
-from .members import STAT_MEMBERS, CurveMember, Member
+from .members import ALL_MEMBERS, STAT_MEMBERS, CurveMember, Member
 from .results import EngineForecast, MemberResult, ShortHistoryError, Step
 from .scale import choose_log
 
 __all__ = [
+    "ALL_MEMBERS",
     "DEFAULT_K",
     "MIN_PERIODS",
     "STAT_MEMBERS",

@@ -17,6 +17,10 @@ Members (names used in results and for pinning):
 - ``ets_damped``: AutoETS restricted to damped trends;
 - ``theta``: the standard Theta method (Assimakopoulos & Nikolopoulos 2000);
 - ``dotm``: the dynamic optimised Theta method (Fiorucci et al. 2016);
+- ``ces``: AutoCES, complex exponential smoothing (Svetunkov & Kourentzes), its seasonal form
+  (none, simple, partial, full) chosen by AICc on the whole series and kept at the backtest
+  origins, where its parameters are re-estimated (as AutoETS); not in the defaults (see
+  ``OPTIONAL_MEMBERS``);
 - ``arima``: AutoARIMA (Hyndman-Khandakar stepwise search, maximum likelihood, p, q <= 2 and
   seasonal P, Q <= 1: short series support no more);
 - ``rwd``: random walk with drift.
@@ -37,6 +41,10 @@ import numpy as np
 from .scale import FloatArray, Scale
 
 STAT_MEMBERS = ("ets", "ets_damped", "theta", "dotm", "arima", "rwd")
+# Members that run only when asked for by name (``members=`` / ``--members``): AutoCES did not
+# pass the M3 validation bar for the default combination (docs/forecasting.md).
+OPTIONAL_MEMBERS = ("ces",)
+ALL_MEMBERS = (*STAT_MEMBERS, *OPTIONAL_MEMBERS)
 
 
 class Member(Protocol):
@@ -122,6 +130,39 @@ class EtsMember:
 
     def for_backtest(self) -> EtsMember:
         return EtsMember(self.name, self.log, self.damped, self.season_length, self.min_obs, self.form)
+
+
+@dataclass
+class CesMember:
+    """AutoCES on the whole series; at backtest origins its chosen seasonal form is re-estimated."""
+
+    name: str = "ces"
+    season_length: int = 1
+    min_obs: int = 4
+    form: str | None = None  # "N", "S", "P" or "F" once chosen
+
+    def forecast(self, z: FloatArray, h: int, scale: Scale) -> FloatArray:
+        from statsforecast.models import AutoCES
+
+        if z.size < self.min_obs:
+            return _nan(h)
+        m = self.season_length if z.size >= 2 * self.season_length + 2 else 1
+        if self.form is not None:
+            return _call(AutoCES(season_length=m, model=self.form if m > 1 else "N"), z, h)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                model = AutoCES(season_length=m).fit(z)
+                out = np.asarray(model.predict(h=h)["mean"], dtype=float)
+                fitted = getattr(model, "model_", None)  # a constant series gets statsforecast's Naive
+                form = str(fitted.get("seasontype", "N")) if isinstance(fitted, dict) else "N"
+            except Exception:  # noqa: BLE001
+                return _nan(h)
+        self.form = form
+        return out if out.shape == (h,) and np.all(np.isfinite(out)) else _nan(h)
+
+    def for_backtest(self) -> CesMember:
+        return CesMember(self.name, self.season_length, self.min_obs, self.form)
 
 
 @dataclass
@@ -246,6 +287,7 @@ def default_members(season_length: int, scale: Scale, positive: bool, names: tup
         "theta": lambda: StatsMember("theta", _theta("Theta", additive), season_length, min_obs=3),
         "dotm": lambda: StatsMember("dotm", _theta("DynamicOptimizedTheta", additive), season_length, min_obs=3),
         "arima": lambda: ArimaMember("arima", season_length),
+        "ces": lambda: CesMember("ces", season_length),
         "rwd": lambda: StatsMember("rwd", _rwd, season_length, min_obs=2),
     }
     unknown = [n for n in names if n not in makers]

@@ -51,7 +51,7 @@ import numpy as np
 from . import gbm, pooled
 from .backtest import MAX_ORIGINS
 from .core import DEFAULT_K, NOT_COMBINED, forecast
-from .members import STAT_MEMBERS
+from .members import ALL_MEMBERS, STAT_MEMBERS
 from .results import EngineForecast, clean
 from .timestamps import SEASON_LENGTH, Style, TimestampError, check_frequency, format_period, parse_period, series_style
 
@@ -433,8 +433,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--k", type=int, default=DEFAULT_K, help="at most K members combined (default: all that pass)")
     p.add_argument("--members", default=",".join(PANEL_MEMBERS),
-                   help=f"comma-separated members (default {','.join(PANEL_MEMBERS)}; add arima for its scores)")
-    p.add_argument("--pin", default=None, choices=STAT_MEMBERS, help="use one member instead of the combination")
+                   help=f"comma-separated members (default {','.join(PANEL_MEMBERS)}; add arima for its scores, "
+                        "ces for AutoCES)")
+    p.add_argument("--pin", default=None, choices=ALL_MEMBERS, help="use one member instead of the combination")
     p.add_argument("--global-weight", type=float, default=None, metavar="W",
                    help="share of the pooled global model in the combination (default "
                         f"{DEFAULT_WEIGHTS['lightgbm']} with the trees, {DEFAULT_WEIGHTS['linear']} with the "
@@ -452,9 +453,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     members = tuple(m.strip() for m in a.members.split(",") if m.strip())
-    unknown = [m for m in members if m not in STAT_MEMBERS]
+    unknown = [m for m in members if m not in ALL_MEMBERS]
     if unknown:
-        p.error(f"unknown member {unknown[0]!r}; choose from {', '.join(STAT_MEMBERS)}")
+        p.error(f"unknown member {unknown[0]!r}; choose from {', '.join(ALL_MEMBERS)}")
     opts = Options(a.frequency, a.horizon, a.holdout, a.k, a.pin, members, a.global_weight, a.global_learner)
     jobs = a.jobs or os.cpu_count() or 1
     t0 = time.perf_counter()

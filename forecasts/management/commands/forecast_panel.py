@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from forecasts.demand.engine import STAT_MEMBERS
+from forecasts.demand.engine import ALL_MEMBERS
 from forecasts.demand.engine.panel import DEFAULT_WEIGHTS, LEARNERS, PANEL_MEMBERS
 from forecasts.demand.panels import PanelError, panel_run
 
@@ -30,7 +30,7 @@ class Command(BaseCommand):
         parser.add_argument("--holdout", type=int, default=0, metavar="H",
                             help="score against each series' last H points (H replaces --horizon)")
         parser.add_argument("--jobs", type=int, default=None, help="processes (default: every core)")
-        parser.add_argument("--pin", default=None, choices=STAT_MEMBERS, help="one member instead of the combination")
+        parser.add_argument("--pin", default=None, choices=ALL_MEMBERS, help="one member instead of the combination")
         parser.add_argument("--members", default=",".join(PANEL_MEMBERS),
                             help=f"comma-separated members (default {','.join(PANEL_MEMBERS)}; add arima for its "
                                  "scores: it is not in the default combination and doubles the time)")
@@ -48,9 +48,9 @@ class Command(BaseCommand):
         if o["holdout"] < 0:
             raise CommandError("--holdout must be at least 0")
         members = tuple(m.strip() for m in o["members"].split(",") if m.strip())
-        unknown = [m for m in members if m not in STAT_MEMBERS]
+        unknown = [m for m in members if m not in ALL_MEMBERS]
         if unknown:
-            raise CommandError(f"--members: unknown member {unknown[0]!r}; choose from {', '.join(STAT_MEMBERS)}")
+            raise CommandError(f"--members: unknown member {unknown[0]!r}; choose from {', '.join(ALL_MEMBERS)}")
         try:
             run = panel_run(o["path"], frequency=o["frequency"], horizon=o["horizon"], holdout=o["holdout"],
                             jobs=o["jobs"], pin=o["pin"], members=members, global_weight=o["global_weight"],

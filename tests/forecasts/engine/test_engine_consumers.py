@@ -87,6 +87,9 @@ def test_forecast_panel_writes_every_series_forecast_and_scores_a_holdout(tmp_pa
                      "--holdout", "5", "--jobs", "1", "--members", "ets,ets_damped,theta,dotm,rwd,arima", "--json")
     assert "arima" in with_arima["scores"]
     assert with_arima["scores"]["combined"] == h["scores"]["combined"]  # ARIMA is scored, never combined
+    with_ces = run("forecast_panel", str(path), "--frequency", "A", "--horizon", "4", "--out", str(out),
+                   "--holdout", "5", "--jobs", "1", "--members", "ets,ets_damped,theta,dotm,rwd,ces", "--json")
+    assert "ces" in with_ces["scores"] and "ces" not in h["scores"]  # AutoCES only when asked for
 
 
 def test_forecast_panel_names_a_bad_line(tmp_path: Path) -> None:

@@ -205,3 +205,23 @@ def test_every_step_of_the_benchmark_horizons_is_calibrated_on_its_own_backtest_
         rng.normal(0, 0.03, t.size))
     fc = forecast(y, horizon, season_length=season, members=("rwd", "ets", "theta"))
     assert fc.interval_steps == horizon
+
+
+def test_autoces_is_an_optional_member_that_continues_a_seasonal_pattern_and_keeps_its_form():
+    from forecasts.demand.engine.members import ALL_MEMBERS, STAT_MEMBERS, CesMember
+    from forecasts.demand.engine.scale import Scale
+
+    assert "ces" in ALL_MEMBERS and "ces" not in STAT_MEMBERS  # asked for by name only
+    pattern = np.array([10.0, -5.0, -10.0, 5.0])
+    y = 100.0 + np.tile(pattern, 8) + 0.1 * np.sin(np.arange(32.0))
+    ces = CesMember("ces", season_length=4)
+    out = ces.forecast(y, 8, Scale(False))
+    assert out == pytest.approx(100.0 + np.tile(pattern, 2), abs=1.5)
+    assert ces.form in ("S", "P", "F")  # a seasonal form, chosen on the whole series ...
+    assert ces.for_backtest().form == ces.form  # ... and kept at the backtest origins
+    flat = CesMember("ces").forecast(np.full(12, 7.0), 3, Scale(False))
+    assert flat == pytest.approx([7.0, 7.0, 7.0])
+    fc = forecast(5.0 * 1.1 ** np.arange(20) * (1 + 0.01 * np.sin(np.arange(20.0))), 4, members=("theta", "ces"))
+    names = {m.name for m in fc.members}
+    assert {"ces", "ces_orig" if fc.log else "ces_log"} <= names
+    assert "ces" not in {m.name for m in forecast(y, 4).members}
