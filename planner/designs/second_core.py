@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import math
 import multiprocessing as mp
+import queue
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +56,11 @@ PLANS_TRIED = 8  # the relaxation's last distinct storage purchases the search c
 # Share of the time limit the main process spends on a local search from its first plan before branching.
 POLISH_SHARE = 0.25
 RELAXATION_GAP = 1e-4
+
+
+def channel(ctx: Any) -> Any:
+    """One direction between the processes: a queue, whose put never blocks on a full pipe."""
+    return ctx.Queue()
 
 
 @dataclass(slots=True)
@@ -91,10 +97,14 @@ def _child(arr: Arrays, storage: npt.NDArray[np.int64], systems: list[str], time
     better: list[FloatArray] = []  # and what its own search made of the best of them
     handed = math.inf
 
-    def drain() -> None:
-        while inbox.poll(0):
-            kind, x = inbox.recv()
+    def drain(wait_s: float = 0.0) -> None:
+        while True:
+            try:
+                kind, x = inbox.get(timeout=wait_s) if wait_s > 0 else inbox.get_nowait()
+            except queue.Empty:
+                return
             (firsts if kind == "first" else better).append(np.asarray(x, dtype=float))
+            wait_s = 0.0
 
     def first_plan() -> tuple[FloatArray, float] | None:
         nonlocal handed
@@ -122,8 +132,7 @@ def _child(arr: Arrays, storage: npt.NDArray[np.int64], systems: list[str], time
     # main process's first plan, their crossovers and a local search around the best (local_search)
     drain()
     if not firsts and not stop.is_set():
-        inbox.poll(max(min(1.0, left()), 0.0))
-        drain()
+        drain(max(min(1.0, left()), 0.0))
     # the main process's plans: every first plan and the best its own search made of them
     mains = firsts + ([min(better, key=lambda x: float(x @ arr.cost))] if better else [])
     search = StorageSearch(arr, storage, systems, deadline=t0 + time_limit_s, plan_time_s=PLAN_SHARE * time_limit_s,
@@ -141,7 +150,7 @@ def _child(arr: Arrays, storage: npt.NDArray[np.int64], systems: list[str], time
         if search.best_x is not None and search.best_fun < found:
             found = search.best_fun
             publish(found, -math.inf)
-            conn.send(("plan", search.best_x, found))
+            conn.put(("plan", search.best_x, found))
 
     notes.append(search.run(parents, relaxed))
     best_x, best_fun = search.best_x, search.best_fun
@@ -159,8 +168,9 @@ def _child(arr: Arrays, storage: npt.NDArray[np.int64], systems: list[str], time
         if math.isfinite(mi.mip_dual_bound):
             publish(math.inf, float(mi.mip_dual_bound))
         notes.append(f"full model: plan {mi.objective_function_value:,.0f}, bound {mi.mip_dual_bound:,.0f}")
-    conn.send(("done", best_x, best_fun, float(shared[1]), "; ".join(notes)))
+    conn.put(("done", best_x, best_fun, float(shared[1]), "; ".join(notes)))
     conn.close()
+    conn.join_thread()  # the last word reaches the pipe before the process ends
 
 
 class SecondCore:
@@ -174,22 +184,24 @@ class SecondCore:
         self._shared = ctx.Array("d", [math.inf, -math.inf])  # best plan's cost, best bound
         self._gap, self._note = gap, ""
         self._stop = ctx.Event()
-        self._recv, send = ctx.Pipe(duplex=False)
-        inbox, self._send = ctx.Pipe(duplex=False)
+        # Queues, not pipes, both ways: a put hands the message to a feeder thread and returns, so
+        # neither process can block on a full pipe while the other blocks on its own send (plans of
+        # a few thousand columns fill a 64 KB pipe in two messages).
+        self._recv: Any = channel(ctx)
+        self._send: Any = channel(ctx)
+        self._send.cancel_join_thread()  # plans the second process never read must not hold us up
         self._proc = ctx.Process(target=_child, daemon=True,
                                  args=(arr, np.asarray(storage, dtype=np.int64), systems, time_limit_s, gap,
-                                       self._shared, self._stop, send, inbox))
+                                       self._shared, self._stop, self._recv, self._send))
         self._proc.start()
-        send.close()
-        inbox.close()
 
     def share_plan(self, x: FloatArray | None, *, first: bool = True) -> None:
         """Hand a first plan of the main process over, or (``first`` False) a better plan its own search
         found: the second process crosses every first plan and the best of the others."""
         if x is None:
             return
-        with contextlib.suppress(OSError):  # the second process has already finished
-            self._send.send(("first" if first else "better", np.asarray(x, dtype=float)))
+        with contextlib.suppress(OSError, ValueError):  # the second process has already finished
+            self._send.put(("first" if first else "better", np.asarray(x, dtype=float)))
 
     def polish(self, arr: Arrays, storage: list[int], systems: list[str], x: FloatArray,
                time_limit_s: float) -> FloatArray:
@@ -208,21 +220,22 @@ class SecondCore:
 
     def new_plan(self) -> tuple[FloatArray, float] | None:
         """A plan the second process found since the last call (None if none)."""
-        while self._plan is None and self._done is None and self._recv.poll(0):
-            self._take()
+        while self._plan is None and self._done is None and self._take(0.0):
+            pass
         got, self._plan = self._plan, None
         return got
 
-    def _take(self) -> None:
+    def _take(self, wait_s: float) -> bool:
+        """One message from the second process, waiting up to ``wait_s``; False when none came."""
         try:
-            msg = self._recv.recv()
-        except EOFError:
-            self._done = (None, math.inf, float(self._shared[1]), "stopped without a plan")
-            return
+            msg = self._recv.get(timeout=wait_s) if wait_s > 0 else self._recv.get_nowait()
+        except queue.Empty:
+            return False
         if msg[0] == "plan":
             self._plan = (msg[1], msg[2])
         else:
             self._done = msg[1:]
+        return True
 
     def best(self, primal: float, dual: float) -> tuple[float, float]:
         """The best plan cost and the best bound of both processes (the caller's are shared too: the
@@ -235,8 +248,10 @@ class SecondCore:
     def finish(self, wait_s: float = 5.0) -> Outcome:
         self._stop.set()
         deadline = time.perf_counter() + wait_s
-        while self._done is None and self._recv.poll(max(deadline - time.perf_counter(), 0.0)):
-            self._take()
+        while self._done is None and time.perf_counter() < deadline:
+            if not self._take(min(0.1, max(deadline - time.perf_counter(), 0.0))) and not self._proc.is_alive():
+                self._take(0.1)  # its last word may still be in the pipe
+                break
         self._proc.join(1.0)
         if self._proc.is_alive():
             self._proc.terminate()

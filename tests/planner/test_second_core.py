@@ -80,3 +80,33 @@ def test_the_relative_gap_is_highs_own() -> None:
     assert relative_gap(100.0, 100.0) == 0.0
     assert relative_gap(100.0, 101.0) == 0.0  # a bound above the plan: closed
     assert relative_gap(math.inf, 1.0) == math.inf
+
+
+
+def _flood(out: object, inbox: object) -> None:
+    for _ in range(40):
+        out.put(np.zeros(8_000))  # type: ignore[attr-defined]
+    for _ in range(40):
+        inbox.get(timeout=20)  # type: ignore[attr-defined]
+
+
+def test_both_processes_can_hand_over_plans_at_once_without_blocking() -> None:
+    """Both processes send plans (64 KB each, a pipe's whole buffer) before either reads: through
+    the channels the second process uses, neither blocks (with pipes both sides once waited on a
+    full buffer for ever, in the bench_service_level solve)."""
+    import multiprocessing as mp
+    import time
+
+    from planner.designs.second_core import channel
+
+    ctx = mp.get_context("spawn")
+    to_child, from_child = channel(ctx), channel(ctx)
+    proc = ctx.Process(target=_flood, args=(from_child, to_child), daemon=True)
+    proc.start()
+    t0 = time.perf_counter()
+    for _ in range(40):
+        to_child.put(np.zeros(8_000))
+    got = [from_child.get(timeout=20) for _ in range(40)]
+    proc.join(20)
+    assert len(got) == 40 and proc.exitcode == 0
+    assert time.perf_counter() - t0 < 20
