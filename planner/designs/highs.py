@@ -58,6 +58,25 @@ class Arrays:
                    a.indptr.astype(np.int32), a.indices.astype(np.int32), a.data.astype(float))
 
 
+def extend(arr: Arrays, n_new: int, rows: list[tuple[dict[int, float], float, float]]) -> Arrays:
+    """``arr`` with ``n_new`` continuous columns in [0, 1] at cost 0 after its own and ``rows``
+    (coefficients by column, lower, upper) after its rows: e.g. the service level's pair hulls."""
+    n, r = len(arr.cost), len(arr.rlb)
+    a = csc_array((arr.value, arr.index, arr.start), shape=(r, n)).tocoo()
+    ri = [int(i) for i, (coefs, _, _) in enumerate(rows) for _ in coefs]
+    ci = [int(j) for coefs, _, _ in rows for j in coefs]
+    vi = [float(v) for coefs, _, _ in rows for v in coefs.values()]
+    b = csc_array((np.concatenate([a.data, vi]), (np.concatenate([a.row, np.asarray(ri, dtype=np.int64) + r]),
+                                                 np.concatenate([a.col, ci]))), shape=(r + len(rows), n + n_new))
+    b.sort_indices()
+    zeros = np.zeros(n_new)
+    return Arrays(np.concatenate([arr.cost, zeros]), np.concatenate([arr.lb, zeros]),
+                  np.concatenate([arr.ub, np.ones(n_new)]), np.concatenate([arr.integ, zeros.astype(np.int8)]),
+                  np.concatenate([arr.rlb, [lo for _, lo, _ in rows]]),
+                  np.concatenate([arr.rub, [hi for _, _, hi in rows]]),
+                  b.indptr.astype(np.int32), b.indices.astype(np.int32), b.data.astype(float))
+
+
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: 0,
     highspy.HighsModelStatus.kTimeLimit: 1,

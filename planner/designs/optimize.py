@@ -352,8 +352,9 @@ def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] |
         # the other core proves a bound and finds plans of its own (planner.designs.second_core)
         storage = [j for (k, _, _), j in var.items() if k == "storage"]
         systems = [name for (k, name, _) in var if k == "storage"]
+        hulls = service_level.pair_hulls()  # for the relaxation's bound only
         partner, arrays = start_second_core(m, storage, time_limit_s - (time.perf_counter() - t0), mip_rel_gap,
-                                            systems)
+                                            systems, hulls)
         # feasible plans first (one corner per year): HiGHS starts from the cheaper
         try:
             firsts = start_plans(m, service_level, time_limit_s * START_SHARE, mip_rel_gap)

@@ -27,6 +27,11 @@ keep the level formulation small. (1) At least k = ceil(alpha S) paths are cover
 is at least the k-th smallest D[t, ., c] (a valid lower bound). (2) A path whose requirement is
 at or below those bounds on every constraint is covered whatever the plan: its z is fixed to 1
 and its rows are dropped. Only the paths above the bounds on some constraint get a variable.
+Valid inequalities tighten the relaxation that proves the bound (the second solver process's,
+planner.designs.second_core): for every pair of independent constraints, the pair of requirements
+lies above the convex hull of that pair's 2-D corners (continuous weights; valid because the covered
+paths meet both constraints at once; ``ServiceLevel.pair_hulls``). The model the plans are searched
+on is left without them (they changed which plans the heuristics found, for the worse).
 
 The optimum is exact for the paths given (and stated so); how it generalises is measured by
 evaluating the chosen plan on a fresh independent set of paths (planner.designs.chance).
@@ -34,6 +39,7 @@ evaluating the chosen plan on a fresh independent set of paths (planner.designs.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -52,6 +58,9 @@ PATH_CONSTRAINTS = ("core_hours", "storage_tb", "flash_tb", "genomes_per_day")
 # Above this many corners in a year the corner binaries slow HiGHS more than the levels do
 # (measured on the bench_service_level instance: docs/performance.md).
 MAX_CORNERS = 1000
+# A pair of constraints has at most n - k + 1 corners (a few dozen at 90 %): the pair hulls' limit.
+MAX_PAIR_CORNERS = 5000
+PAIR_HULLS = True  # the second process's relaxation gets the pair hulls (ServiceLevel.pair_hulls)
 # The plan for "alpha of the paths" is bought on a larger share of the fitting paths: the least count
 # a plan covering only alpha of all demand would reach with probability <= 1 - CONFIDENCE
 # (in_sample_level; docs/uncertainty.md).
@@ -60,6 +69,15 @@ CONFIDENCE = 0.95
 
 class ServiceLevelError(ValueError):
     pass
+
+
+@dataclass(slots=True)
+class PairHull:
+    """R[r_cols] >= sum_j lam_j pts[j], sum_j lam_j = 1, lam >= 0 (``ServiceLevel.pair_hulls``)."""
+
+    year: int
+    r_cols: list[int]
+    pts: FloatArray  # (corners, len(r_cols))
 
 
 @dataclass(slots=True)
@@ -77,6 +95,7 @@ class ServiceLevel:
     formulation: dict[int, str] = field(default_factory=dict)
     r_rows: dict[tuple[str, int], int] = field(default_factory=dict)  # row of capacity >= R[t, c]
     level_vars: dict[tuple[str, int], tuple[list[int], list[float]]] = field(default_factory=dict)
+    hull_years: list[tuple[int, list[str], FloatArray]] = field(default_factory=list)  # level years
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 1:
@@ -177,7 +196,24 @@ class ServiceLevel:
                         if cols[s, rep] > lo_rep:
                             m.row({vs[index[float(cols[s, rep])]]: 1.0, z: -1.0}, 0.0, math.inf)
                 m.row(dict.fromkeys(zs.values(), 1.0), need, math.inf)
+                self.hull_years.append((year, cons, cols))
             self.z_vars[year] = zs
+
+    def pair_hulls(self) -> list[PairHull]:
+        """Valid inequalities for the years in the level formulation: for every pair of independent
+        constraint groups, the pair of requirements (R[t, c1], R[t, c2]) lies above the convex hull of
+        that pair's 2-D corners.  The paths a plan covers meet both constraints, so the pair of
+        requirements dominates a corner of the 2-D chance set; the rows cut off only fractional
+        points (the levels' LP mixes coverage between constraints path by path, which the pair's hull
+        forbids).  They serve the bound only (``hull_rows``: the second process's relaxation)."""
+        out: list[PairHull] = []
+        for year, cons, cols in self.hull_years if PAIR_HULLS else []:
+            for g1, g2 in itertools.combinations(comonotone_groups(cols), 2):
+                idx = g1 + g2
+                pts = corners(cols[:, idx], self.k, max_corners=MAX_PAIR_CORNERS)
+                if pts is not None and len(pts) >= 2:
+                    out.append(PairHull(year, [self.r_vars[(cons[ci], year)] for ci in idx], pts))
+        return out
 
     def covered(self, x: FloatArray) -> dict[int, float]:
         """Share of paths the solution covers in each year (for the record: >= alpha by construction)."""
@@ -192,6 +228,35 @@ class ServiceLevel:
             n_cov = self.free_paths.get(year, self.n_paths) + sum(int(round(x[j])) for j in zs.values())
             out[year] = n_cov / self.n_paths
         return out
+
+
+def hull_rows(hulls: list[PairHull], n_cols: int) -> tuple[int, list[tuple[dict[int, float], float, float]],
+                                                             list[list[int]]]:
+    """The pair hulls as new columns after a model's ``n_cols`` and rows: (new columns, rows, the
+    weight columns of each hull)."""
+    rows: list[tuple[dict[int, float], float, float]] = []
+    lams: list[list[int]] = []
+    nxt = n_cols
+    for h in hulls:
+        cols = list(range(nxt, nxt + len(h.pts)))
+        nxt += len(cols)
+        lams.append(cols)
+        for ci, r in enumerate(h.r_cols):
+            rows.append(({r: 1.0} | {lam: -float(v) for lam, v in zip(cols, h.pts[:, ci], strict=True)}, 0.0, math.inf))
+        rows.append((dict.fromkeys(cols, 1.0), 1.0, 1.0))
+    return nxt - n_cols, rows, lams
+
+
+def with_hull_weights(x: FloatArray, hulls: list[PairHull], lams: list[list[int]], n_total: int) -> FloatArray:
+    """A plan of the model without the hulls as a solution of the model with them: each hull's weight
+    on a corner its pair of requirements dominates (one exists whenever the plan covers k paths)."""
+    out = np.zeros(n_total)
+    out[: x.size] = x
+    for h, cols in zip(hulls, lams, strict=True):
+        r = x[h.r_cols]
+        slack = (h.pts - r[None, :]) / np.maximum(np.abs(h.pts), 1e-12)
+        out[cols[int(np.argmin(slack.max(axis=1)))]] = 1.0
+    return out
 
 
 def in_sample_level(alpha: float, n_paths: int, confidence: float | None = CONFIDENCE) -> float:

@@ -205,3 +205,56 @@ def test_comonotone_genomes_and_flash_share_one_staircase_and_stay_exact(catalog
         key = ("node", p.node_type, p.year) if p.node_type else ("storage", p.storage_system, p.year)
         assert p.count < choices[key]
     assert result.npv_usd == pytest.approx(_enumerate(design, catalog, demand, 0.7, choices), rel=1e-9)
+
+
+
+def test_pair_hulls_tighten_the_relaxation_and_keep_the_optimum(catalog: Catalog,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pair hulls are valid inequalities: with them the levels' LP relaxation is at least as high
+    (here strictly higher: the LP can no longer cover different paths on core-hours and on storage),
+    the integer optimum is the same, and the optimum plan completed with hull weights satisfies them."""
+    import planner.designs.service_level as sl
+    from planner.designs.highs import highs_for
+    from planner.designs.optimize import _build, resolve_assets
+    from planner.designs.second_core import Relaxation
+    from planner.hardware.costmodel import CostModel
+
+    monkeypatch.setattr(sl, "MAX_CORNERS", 0)  # the level formulation
+    demand = _paths([2015, 2016], n=40, seed=5, core=4.0e5, tb=900)
+    design = replace(design_on_paths(_design([2015, 2016]), demand), purchases=[])
+    sla = ServiceLevel(alpha=0.8, years=[2015, 2016], required=requirement_paths(demand, flash_days=0))
+    m, _, _, _ = _build(design, catalog, CostModel(catalog), ["haswell", "ivy-bridge"], ["ibm-gss26", "ddn-sfa12k"],
+                        resolve_assets(design, catalog), 5000, "", sla)
+    hulls = sla.pair_hulls()
+    assert hulls and all(len(h.r_cols) == 2 and h.year in (2015, 2016) for h in hulls)
+    plain = m.arrays()
+    relax = Relaxation.of(plain, hulls)
+    assert len(relax.arrays.cost) == len(plain.cost) + sum(len(h.pts) for h in hulls)
+
+    def solved(arr: object, lp: bool) -> tuple[float, np.ndarray]:
+        h = highs_for(arr, 60, 0.0, integer=np.zeros(len(arr.cost), dtype=bool) if lp else None)  # type: ignore[attr-defined]
+        h.run()
+        return h.getInfo().objective_function_value, np.asarray(h.getSolution().col_value)
+
+    lp_without, _ = solved(plain, True)
+    lp_with, _ = solved(relax.arrays, True)
+    opt_without, x = solved(plain, False)
+    opt_with, _ = solved(relax.arrays, False)
+    assert lp_with > lp_without * (1 + 1e-6)
+    assert opt_with == pytest.approx(opt_without, rel=1e-9)
+    full = relax.complete(x)
+    a = relax.arrays
+    from scipy.sparse import csc_array
+
+    act = csc_array((a.value, a.index, a.start), shape=(len(a.rlb), len(a.cost))) @ full
+    tol = 1e-6 * np.maximum(1.0, np.abs(act))
+    assert np.all(act >= a.rlb - tol) and np.all(act <= a.rub + tol)
+
+
+def test_without_pair_hulls_there_are_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    import planner.designs.service_level as sl
+
+    monkeypatch.setattr(sl, "PAIR_HULLS", False)
+    sla = ServiceLevel(alpha=0.8, years=[2015], required={"core_hours": np.ones((5, 1)), "storage_tb": np.ones((5, 1))})
+    sla.hull_years.append((2015, ["core_hours", "storage_tb"], np.random.default_rng(0).uniform(size=(5, 2))))
+    assert sla.pair_hulls() == []
