@@ -25,6 +25,7 @@ from django.db.models import Count, Max, Sum
 from forecasts.accounting.models import Cluster, Department, IngestRun, UsageMonthly
 from forecasts.demand.engine import STAT_MEMBERS, ShortHistoryError
 from forecasts.demand.engine import forecast as engine_forecast
+from forecasts.demand.engine.backtest import MAX_ORIGINS
 from forecasts.demand.engine.curves import curve_members
 from forecasts.demand.engine.legacy import growth_rate_result, legacy_result
 from forecasts.demand.growth import ALL_FAMILIES, add_months, fit_series
@@ -42,7 +43,7 @@ UNITS = {
 AGGREGATE = {"core_hours": "sum", "jobs": "sum", "active_users": "mean", "storage_pb": "last"}
 NO_STORAGE = "no storage scans loaded: load one with python manage.py ingest_storage_scan"
 DEFAULT_HORIZON = 36
-DEFAULT_ORIGINS = 12  # as forecasts.demand.engine.backtest.MAX_ORIGINS
+DEFAULT_ORIGINS = MAX_ORIGINS  # the engine's backtest origins, one constant (docs/forecasting.md)
 SEASON_LENGTH = {"M": 12, "Q": 4, "S": 2, "A": 1, "W": 1}
 PERIOD_UNITS = {"M": "months", "Q": "quarters", "S": "half-years", "A": "years", "W": "weeks"}
 N_PATHS = 1000
