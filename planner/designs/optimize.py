@@ -354,7 +354,7 @@ def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] |
         systems = [name for (k, name, _) in var if k == "storage"]
         hulls = service_level.pair_hulls()  # for the relaxation's bound only
         partner, arrays = start_second_core(m, storage, time_limit_s - (time.perf_counter() - t0), mip_rel_gap,
-                                            systems, hulls)
+                                            systems, hulls, service_level.joint_sets())
         # feasible plans first (one corner per year): HiGHS starts from the cheaper
         try:
             firsts = start_plans(m, service_level, time_limit_s * START_SHARE, mip_rel_gap)

@@ -41,13 +41,14 @@ import math
 import multiprocessing as mp
 import queue
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from planner.designs.highs import Arrays, extend, highs_for, on_mip_progress, relative_gap, set_start
+from planner.designs.hull_cuts import JointSet, with_cuts
 from planner.designs.local_search import StorageSearch, polish
 from planner.designs.service_level import PairHull, hull_rows, with_hull_weights
 
@@ -61,6 +62,7 @@ PLANS_TRIED = 8  # the relaxation's last distinct storage purchases the search c
 # Share of the time limit the main process spends on a local search from its first plan before branching.
 POLISH_SHARE = 0.25
 RELAXATION_GAP = 1e-4
+CUT_SHARE = 0.1  # at most this share of the time limit on the corner cuts before the relaxation
 
 
 def channel(ctx: Any) -> Any:
@@ -75,11 +77,12 @@ class Relaxation:
     arrays: Arrays
     hulls: list[PairHull]
     weights: list[list[int]]  # each hull's weight columns
+    sets: list[JointSet] = field(default_factory=list)  # the years' joint chance sets, for cuts (hull_cuts)
 
     @classmethod
-    def of(cls, arr: Arrays, hulls: list[PairHull]) -> Relaxation:
+    def of(cls, arr: Arrays, hulls: list[PairHull], sets: list[JointSet] | None = None) -> Relaxation:
         n_new, rows, weights = hull_rows(hulls, len(arr.cost))
-        return cls(extend(arr, n_new, rows), hulls, weights)
+        return cls(extend(arr, n_new, rows), hulls, weights, list(sets or []))
 
     def complete(self, x: FloatArray) -> FloatArray:
         """A plan of the model as a solution of the relaxation (the hulls' weights filled in)."""
@@ -110,8 +113,8 @@ def _child(arr: Arrays, storage: npt.NDArray[np.int64], systems: list[str], time
 
     def watch(full: bool) -> Any:
         def check(primal: float, dual: float, data_in: Any) -> None:
-            if full:
-                publish(primal, dual)
+            # a relaxation's running dual bound is a bound on the model too; its plans are not plans
+            publish(primal if full else math.inf, dual)
             if stop.is_set() or relative_gap(shared[0], shared[1]) <= gap:
                 data_in.user_interrupt = True
         return check
@@ -141,6 +144,9 @@ def _child(arr: Arrays, storage: npt.NDArray[np.int64], systems: list[str], time
     # 1. the storage-only relaxation: its dual bound is a bound on the full model (the main process's
     # first plan, feasible for it too, is handed over when it arrives)
     rarr = relax.arrays if relax is not None else arr  # with the pair hulls (planner.designs.service_level)
+    if relax is not None and relax.sets:  # and the corner cuts of each year's joint chance set
+        rarr, n_cuts = with_cuts(rarr, relax.sets, deadline=t0 + CUT_SHARE * time_limit_s, threads=1)
+        notes.append(f"{n_cuts} corner cuts")
     only = np.zeros(len(rarr.cost), dtype=bool)
     only[storage] = True
     h = highs_for(rarr, RELAXATION_SHARE * time_limit_s, RELAXATION_GAP, integer=only, threads=1)
@@ -292,17 +298,19 @@ class SecondCore:
 
 
 def start_second_core(m: Any, storage: list[int], time_limit_s: float, gap: float,
-                      systems: list[str] | None = None, hulls: list[PairHull] | None = None) -> tuple[Any, Arrays]:
+                      systems: list[str] | None = None, hulls: list[PairHull] | None = None,
+                      sets: list[JointSet] | None = None) -> tuple[Any, Arrays]:
     """The second process for model ``m`` (None when the model is small or no process can be started).
 
     ``storage``: the storage purchase columns; ``systems``: the storage system each one buys (the
     search for plans swaps whole systems between plans; default: every column on its own); ``hulls``:
-    valid inequalities the relaxation gets on top of the model (planner.designs.service_level)."""
+    valid inequalities the relaxation gets on top of the model (planner.designs.service_level); ``sets``:
+    each year's joint chance set, whose corner cuts it gets too (planner.designs.hull_cuts)."""
     arr = m.arrays() if hasattr(m, "arrays") else Arrays.of(m)  # optimize's model keeps them for its solves
     if int(arr.integ.sum()) < MIN_INTEGERS or not storage or time_limit_s < 2.0:
         return None, arr
     try:
-        relax = Relaxation.of(arr, hulls) if hulls else None
+        relax = Relaxation.of(arr, hulls or [], sets) if hulls or sets else None
         return SecondCore(arr, storage, time_limit_s, gap, systems or [str(j) for j in storage], relax), arr
     except (OSError, AssertionError, ValueError, RuntimeError):  # e.g. a daemonic process may not have children
         return None, arr

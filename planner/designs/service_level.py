@@ -50,6 +50,7 @@ import numpy.typing as npt
 from scipy.stats import binom
 
 from planner.designs.corners import comonotone_groups, corners
+from planner.designs.hull_cuts import JointSet
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -61,6 +62,7 @@ MAX_CORNERS = 1000
 # A pair of constraints has at most n - k + 1 corners (a few dozen at 90 %): the pair hulls' limit.
 MAX_PAIR_CORNERS = 5000
 PAIR_HULLS = True  # the second process's relaxation gets the pair hulls (ServiceLevel.pair_hulls)
+HULL_CUTS = True  # and the corner cuts of each year's joint chance set (ServiceLevel.joint_sets)
 # The plan for "alpha of the paths" is bought on a larger share of the fitting paths: the least count
 # a plan covering only alpha of all demand would reach with probability <= 1 - CONFIDENCE
 # (in_sample_level; docs/uncertainty.md).
@@ -198,6 +200,12 @@ class ServiceLevel:
                 m.row(dict.fromkeys(zs.values(), 1.0), need, math.inf)
                 self.hull_years.append((year, cons, cols))
             self.z_vars[year] = zs
+
+    def joint_sets(self) -> list[JointSet]:
+        """The years in the level formulation as joint chance sets (planner.designs.hull_cuts)."""
+        if not HULL_CUTS:
+            return []
+        return [JointSet([self.r_vars[(c, year)] for c in cons], cols, self.k) for year, cons, cols in self.hull_years]
 
     def pair_hulls(self) -> list[PairHull]:
         """Valid inequalities for the years in the level formulation: for every pair of independent

@@ -1,0 +1,64 @@
+"""Corner cuts of a year's joint chance set: valid for every plan, violated by the LP point they cut."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from planner.designs.confidence import design_on_paths
+from planner.designs.corners import corners
+from planner.designs.highs import highs_for
+from planner.designs.hull_cuts import separate, with_cuts
+from planner.designs.service_level import ServiceLevel, requirement_paths
+from planner.hardware.catalog import Catalog
+from tests.planner.test_service_level import _design, _paths, catalog  # noqa: F401 - the fixture
+
+
+def test_a_point_outside_the_corners_hull_is_cut_and_every_corner_kept() -> None:
+    rng = np.random.default_rng(3)
+    paths = rng.lognormal(0, 0.3, size=(60, 3))
+    pts = corners(paths, 50)
+    assert pts is not None and len(pts) > 3
+    mean = pts.mean(axis=0)
+    assert separate(pts, mean) is None  # a convex combination of corners is inside
+    low = pts.min(axis=0)  # below every corner on every axis: far outside
+    cut = separate(pts, low)
+    assert cut is not None
+    w, rhs = cut
+    assert np.all(w >= 0) and w @ low < rhs
+    assert np.all(pts @ w >= rhs * (1 - 1e-9))
+    # every requirement vector covering 50 paths satisfies it (it dominates a corner)
+    for _ in range(200):
+        chosen = rng.choice(60, size=50, replace=False)
+        assert paths[chosen].max(axis=0) @ w >= rhs * (1 - 1e-9)
+
+
+def test_cuts_raise_the_lp_and_keep_the_integer_optimum(catalog: Catalog,  # noqa: F811
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import planner.designs.service_level as sl
+    from planner.designs.optimize import _build, resolve_assets
+    from planner.hardware.costmodel import CostModel
+
+    monkeypatch.setattr(sl, "MAX_CORNERS", 0)  # the level formulation
+    base = _paths([2015, 2016], n=40, seed=9, core=4.0e5, tb=900, genomes=1.5)
+    demand = replace(base, ingest_tb_per_day=base.genomes_per_day * 2.5)
+    design = replace(design_on_paths(replace(_design([2015, 2016]), flash_days=7, flash_system="flash-gss"),
+                                     demand), purchases=[])
+    sla = ServiceLevel(alpha=0.8, years=[2015, 2016], required=requirement_paths(demand, flash_days=7))
+    m, _, _, _ = _build(design, catalog, CostModel(catalog), ["haswell", "ivy-bridge"],
+                        ["ibm-gss26", "flash-gss"], resolve_assets(design, catalog), 5000, "", sla)
+    sets = sla.joint_sets()
+    assert sets and all(len(s.r_cols) >= 2 for s in sets)
+    plain = m.arrays()
+    cut, added = with_cuts(plain, sets)
+
+    def solved(arr: object, lp: bool) -> float:
+        h = highs_for(arr, 60, 0.0, integer=np.zeros(len(arr.cost), dtype=bool) if lp else None)  # type: ignore[attr-defined]
+        h.run()
+        return float(h.getInfo().objective_function_value)
+
+    assert added > 0
+    assert solved(cut, True) > solved(plain, True) * (1 + 1e-6)
+    assert solved(cut, False) == pytest.approx(solved(plain, False), rel=1e-9)
