@@ -13,7 +13,9 @@ process works on the other core, in three steps:
    service level's pair hulls too (valid inequalities on the joint chance constraint,
    planner.designs.service_level), which raise its bound: on bench_service_level path seed 31 from
    0.62 % to 0.55 % below the optimum, proven in 9.6 s instead of 13.8 s. The model the plans are
-   searched on stays without them (with them the searches found worse plans on some seeds).
+   searched on stays without them (with them the searches found worse plans on some seeds). Before it
+   starts, a few rounds of corner cuts of each year's joint chance set (planner.designs.hull_cuts)
+   bring its LP to that set's hull where the LP is; its running bound is shared as it rises.
 2. **Plans.** A set of storage purchases fixed, the full model for the rest (levels, nodes, tiers)
    solves in well under a second, and its optimum is a plan feasible for the full model. The search
    (planner.designs.local_search) starts from the relaxation's last integer solutions and the main
