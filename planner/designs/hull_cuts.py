@@ -24,7 +24,6 @@ import numpy as np
 import numpy.typing as npt
 from scipy.optimize import linprog
 
-from planner.designs.corners import corners
 from planner.designs.highs import Arrays, extend, highs_for
 
 FloatArray = npt.NDArray[np.float64]
@@ -35,16 +34,17 @@ VIOLATION = 1e-6
 
 @dataclass(slots=True)
 class JointSet:
-    """One year's requirement columns (R[t, c] for its path constraints) and the paths' requirements."""
+    """One year's requirement columns (R[t, c] for its path constraints) and the Pareto corners of its
+    chance set (planner.designs.corners; None when there were too many to enumerate)."""
 
     r_cols: list[int]
-    paths: FloatArray  # (n, len(r_cols))
-    k: int
+    corners: FloatArray | None  # (corners, len(r_cols))
 
 
 def separate(points: FloatArray, r: FloatArray) -> tuple[FloatArray, float] | None:
     """Weights w >= 0 with w . p >= 1 at every point p and w . r < 1 (None when r is in the hull
-    of the points plus the orthant, up to VIOLATION), and the cut's right-hand side 1."""
+    of the points plus the orthant, up to VIOLATION), scaled to a largest weight of 1, and the cut's
+    right-hand side: w . R >= rhs."""
     scale = np.maximum(np.abs(points).max(axis=0), 1e-12)
     res = linprog(r / scale, A_ub=-(points / scale), b_ub=-np.ones(len(points)),
                   bounds=[(0, None)] * points.shape[1], method="highs")
@@ -62,10 +62,8 @@ def with_cuts(arr: Arrays, sets: list[JointSet], *, rounds: int = ROUNDS, deadli
     """``arr`` with the violated corner cuts of a few rounds of LP and separation (and their count).
     ``threads``: HiGHS's thread count, which must be the one the process's later solves use (HiGHS
     sets up its thread pool once per process)."""
-    pts = []
-    for js in sets:
-        p = corners(js.paths, js.k, max_corners=MAX_CUT_CORNERS)
-        pts.append(p)
+    usable = [(js.r_cols, js.corners) for js in sets
+              if js.corners is not None and 2 <= len(js.corners) <= MAX_CUT_CORNERS]
     added = 0
     for _ in range(rounds):
         if time.perf_counter() >= deadline:
@@ -77,13 +75,11 @@ def with_cuts(arr: Arrays, sets: list[JointSet], *, rounds: int = ROUNDS, deadli
             break
         x = np.asarray(h.getSolution().col_value, dtype=float)
         rows: list[tuple[dict[int, float], float, float]] = []
-        for js, p in zip(sets, pts, strict=True):
-            if p is None or len(p) < 2:
-                continue
-            cut = separate(p, x[js.r_cols])
+        for r_cols, pts in usable:
+            cut = separate(pts, x[r_cols])
             if cut is not None:
                 w, rhs = cut
-                rows.append(({c: float(v) for c, v in zip(js.r_cols, w, strict=True) if v > 0}, rhs, math.inf))
+                rows.append(({c: float(v) for c, v in zip(r_cols, w, strict=True) if v > 0}, rhs, math.inf))
         if not rows:
             break
         arr = extend(arr, 0, rows)

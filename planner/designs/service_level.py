@@ -50,7 +50,7 @@ import numpy.typing as npt
 from scipy.stats import binom
 
 from planner.designs.corners import comonotone_groups, corners
-from planner.designs.hull_cuts import JointSet
+from planner.designs.hull_cuts import MAX_CUT_CORNERS, JointSet
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -61,6 +61,9 @@ PATH_CONSTRAINTS = ("core_hours", "storage_tb", "flash_tb", "genomes_per_day")
 MAX_CORNERS = 1000
 # A pair of constraints has at most n - k + 1 corners (a few dozen at 90 %): the pair hulls' limit.
 MAX_PAIR_CORNERS = 5000
+# Each year's corners are enumerated once, up to this many (the start plans use as many, the corner
+# formulation MAX_CORNERS and the cuts planner.designs.hull_cuts.MAX_CUT_CORNERS of them).
+MAX_KEPT_CORNERS = 200_000
 PAIR_HULLS = True  # the second process's relaxation gets the pair hulls (ServiceLevel.pair_hulls)
 HULL_CUTS = True  # and the corner cuts of each year's joint chance set (ServiceLevel.joint_sets)
 # The plan for "alpha of the paths" is bought on a larger share of the fitting paths: the least count
@@ -98,6 +101,7 @@ class ServiceLevel:
     r_rows: dict[tuple[str, int], int] = field(default_factory=dict)  # row of capacity >= R[t, c]
     level_vars: dict[tuple[str, int], tuple[list[int], list[float]]] = field(default_factory=dict)
     hull_years: list[tuple[int, list[str], FloatArray]] = field(default_factory=list)  # level years
+    year_corners: dict[int, FloatArray | None] = field(default_factory=dict)  # None: over MAX_KEPT_CORNERS
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 1:
@@ -153,7 +157,9 @@ class ServiceLevel:
                 continue
             lows = np.array([self.lower_bound(c, year) for c in cons])
             cols = np.stack([self.column(c, year) for c in cons], axis=1)  # (n, C)
-            pts = corners(cols, k, max_corners=MAX_CORNERS)
+            every = corners(cols, k, max_corners=MAX_KEPT_CORNERS)
+            self.year_corners[year] = every
+            pts = every if every is not None and len(every) <= MAX_CORNERS else None
             if pts is not None:  # one corner per year: exact, and its LP relaxation is their convex hull
                 lams = [m.var(0.0, 0, 1, True) for _ in range(len(pts))]
                 for ci, c in enumerate(cons):
@@ -205,7 +211,12 @@ class ServiceLevel:
         """The years in the level formulation as joint chance sets (planner.designs.hull_cuts)."""
         if not HULL_CUTS:
             return []
-        return [JointSet([self.r_vars[(c, year)] for c in cons], cols, self.k) for year, cons, cols in self.hull_years]
+        out = []
+        for year, cons, _ in self.hull_years:
+            pts = self.year_corners.get(year)
+            out.append(JointSet([self.r_vars[(c, year)] for c in cons],
+                                pts if pts is not None and len(pts) <= MAX_CUT_CORNERS else None))
+        return out
 
     def pair_hulls(self) -> list[PairHull]:
         """Valid inequalities for the years in the level formulation: for every pair of independent

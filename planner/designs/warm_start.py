@@ -27,11 +27,11 @@ import numpy as np
 import numpy.typing as npt
 
 from planner.designs.corners import corners
-from planner.designs.service_level import ServiceLevel
+from planner.designs.service_level import MAX_KEPT_CORNERS, ServiceLevel
 
 FloatArray = npt.NDArray[np.float64]
 TOL = 1e-12
-MAX_START_CORNERS = 200_000
+MAX_START_CORNERS = MAX_KEPT_CORNERS
 # Share of the time limit for the start plans (the LP and one corner MIP per plan). On the 1,000-path
 # bench_service_level instance each corner MIP takes 2.3-7.2 s (6.5-11 s for both, path seeds 1-41,
 # 2026-11-26): with a quarter of 30 s the second plan was most often cut short or skipped.
@@ -56,7 +56,8 @@ def _candidates(sla: ServiceLevel, year: int, cols: FloatArray, cache: dict[int,
     if year in sla.corner_vars:
         return sla.corner_vars[year][1]
     if year not in cache:  # both start plans look at the same corners
-        pts = corners(cols, sla.k, max_corners=MAX_START_CORNERS)
+        pts = (sla.year_corners[year] if year in sla.year_corners  # enumerated once, in ServiceLevel.finish
+               else corners(cols, sla.k, max_corners=MAX_START_CORNERS))
         cache[year] = balanced_box(cols, sla.k)[None, :] if pts is None else pts
     return cache[year]
 
