@@ -59,6 +59,11 @@ def _nan(h: int) -> FloatArray:
     return np.full(h, np.nan)
 
 
+def _period(season_length: int, n: int) -> int:
+    """The season length a member fits with: 1 (no seasonality) below two seasons and two points."""
+    return season_length if n >= 2 * season_length + 2 else 1
+
+
 def _call(model: Any, z: FloatArray, h: int) -> FloatArray:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -81,7 +86,7 @@ class StatsMember:
     def forecast(self, z: FloatArray, h: int, scale: Scale) -> FloatArray:
         if z.size < self.min_obs:
             return _nan(h)
-        m = self.season_length if z.size >= 2 * self.season_length + 2 else 1
+        m = _period(self.season_length, z.size)
         return _call(self.make(m), z, h)
 
     def for_backtest(self) -> StatsMember:
@@ -113,7 +118,7 @@ class EtsMember:
     def forecast(self, z: FloatArray, h: int, scale: Scale) -> FloatArray:
         if z.size < self.min_obs:
             return _nan(h)
-        m = self.season_length if z.size >= 2 * self.season_length + 2 else 1
+        m = _period(self.season_length, z.size)
         if self.form is not None:
             return _call(self._model(m), z, h)
         with warnings.catch_warnings():
@@ -146,7 +151,7 @@ class CesMember:
 
         if z.size < self.min_obs:
             return _nan(h)
-        m = self.season_length if z.size >= 2 * self.season_length + 2 else 1
+        m = _period(self.season_length, z.size)
         if self.form is not None:
             return _call(AutoCES(season_length=m, model=self.form if m > 1 else "N"), z, h)
         with warnings.catch_warnings():
@@ -187,7 +192,7 @@ class ArimaMember:
                 except Exception:  # noqa: BLE001
                     return _nan(h)
             return out if out.shape == (h,) and np.all(np.isfinite(out)) else _nan(h)
-        m = self.season_length if z.size >= 2 * self.season_length + 2 else 1
+        m = _period(self.season_length, z.size)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
