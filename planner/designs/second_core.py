@@ -19,7 +19,8 @@ process works on the other core, in three steps:
 2. **Plans.** A set of storage purchases fixed, the full model for the rest (levels, nodes, tiers)
    solves in well under a second, and its optimum is a plan feasible for the full model. The search
    (planner.designs.local_search) starts from the relaxation's last integer solutions and the main
-   process's plans, mixes their storage systems (crossover) and moves single units from the best.
+   process's plans, mixes their storage systems (crossover), descends from the relaxation's optimum
+   by single units, and moves single units from the best.
 3. **More branching.** The full model again from the best plan, with another random seed, whose
    dual bound is valid too.
 

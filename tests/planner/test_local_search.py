@@ -145,3 +145,53 @@ def test_a_local_round_tries_every_move_the_lp_lets_through_not_only_the_best_ra
     monkeypatch.setattr(StorageSearch, "plan", plan)
     search.run([worse])
     assert last in tried and len(tried) >= len(below)
+
+
+def test_a_descent_from_storage_that_is_no_plan_reaches_the_enumerated_optimum(
+        instance: dict[str, Any]) -> None:
+    """One flash unit short of any plan (as the storage-only relaxation's optimum can be, its levels
+    fractional): the descent starts with no cost of its own and takes the first feasible neighbour."""
+    search = _search(instance)
+    short = tuple(1 if i in (0, 2) else 0 for i in range(len(instance["systems"])))
+    assert search.plan(short, bound=math.inf) == math.inf
+    fun, steps = search.descend(short)
+    assert steps >= 1
+    assert fun == search.best_fun
+    assert fun + instance["const"] == pytest.approx(instance["optimum_npv"], rel=1e-9)
+    assert search.best_x is not None and _feasible(instance["arr"], search.best_x)
+
+
+def test_a_descent_walks_through_plans_dearer_than_the_best_known(instance: dict[str, Any]) -> None:
+    """Its own current cost, not the best plan's, decides a step: from far above, every step is dearer
+    than the plan already known and it still goes on to the optimum."""
+    search = _search(instance)
+    systems = instance["systems"]
+    near = tuple(2 if name == "flash-gss" and i == 0 else (1 if i in (1, 2) else 0)
+                 for i, name in enumerate(systems))  # one flash unit too many in the second year
+    known_fun = search.plan(near, bound=math.inf)
+    far = (3, 3, 2, 2)
+    far_fun = search.plan(far, bound=math.inf)
+    assert far_fun > known_fun
+    accepted: list[float] = []
+    real = StorageSearch.plan
+
+    def plan(self: StorageSearch, key: tuple[int, ...], start: Any = None, bound: float | None = None) -> float:
+        got = real(self, key, start, bound)
+        if bound is not None and got < bound:
+            accepted.append(got)
+        return got
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(StorageSearch, "plan", plan)
+        fun, _ = search.descend(far)
+    assert any(f > known_fun for f in accepted)  # steps dearer than the best plan, taken anyway
+    assert fun + instance["const"] == pytest.approx(instance["optimum_npv"], rel=1e-9)
+
+
+def test_a_model_cut_at_a_bound_is_solved_again_for_a_higher_one(instance: dict[str, Any]) -> None:
+    search = _search(instance)
+    key = (2, 1, 1, 0)
+    assert search.plan(key, bound=1.0) == math.inf  # nothing costs less than 1: cut, not infeasible
+    assert search.known(key, 1.0) and not search.known(key, math.inf)
+    assert math.isfinite(search.plan(key, bound=math.inf))
+    assert search.known(key, 0.0) and search.known(key, math.inf)
