@@ -15,7 +15,10 @@ purchases fixed solves in well under a second, so the search here looks for a be
    cost walks from it: each step the first neighbour (moves as below), in LP order, cheaper than the
    current point, even where that is still dearer than the best plan known. On seed 51 it reaches
    the optimum in five steps, 4 units away from where it started and 9 from the best plan's local
-   optimum, which no single move from there improves.
+   optimum, which no single move from there improves. Where no single move is cheaper it tries pairs of
+   year shifts (two units, each moved to the adjacent purchase year of its own system): on seed 71 the
+   optimum is two such shifts from where the single moves stop, and either shift alone leaves a year
+   short.
 3. **Local search.** From the best vector: one unit more or less of a purchase, or one unit moved
    from one purchase to another (another year of the same system, or another system); first
    improvement over every move the LP filter lets through, in LP order, until no move improves or
@@ -205,34 +208,55 @@ class StorageSearch:
                     moved[j] += 1
                     yield tuple(moved)
 
+    def shift_pairs(self, key: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        """Two units, each moved to the next or previous purchase year of its own system: timing changes
+        that pay only together (one alone can leave a year short, so no single move finds them)."""
+        ub = self.arr.ub[self.storage]
+        shifts = [(i, j) for i in range(len(key)) if key[i] > 0 for j in (i - 1, i + 1)
+                  if 0 <= j < len(key) and self.systems[j] == self.systems[i] and key[j] + 1 <= ub[j]]
+        for (i1, j1), (i2, j2) in itertools.combinations(shifts, 2):
+            moved = list(key)
+            moved[i1] -= 1
+            moved[j1] += 1
+            moved[i2] -= 1
+            moved[j2] += 1
+            if min(moved) >= 0 and all(moved[j] <= ub[j] for j in (j1, j2)) and tuple(moved) != key:
+                yield tuple(moved)
+
+    def _step(self, cur: tuple[int, ...], cur_f: float,
+              moves: Iterator[tuple[int, ...]]) -> tuple[float, tuple[int, ...]] | None:
+        """The first of ``moves``, in LP order, cheaper than ``cur_f`` (one already solved cheaper first)."""
+        ranked, cheaper = [], []
+        for k in dict.fromkeys(moves):
+            if self.done():
+                return None
+            if self.known(k, cur_f):
+                if self.solved[k] < cur_f:
+                    cheaper.append((self.solved[k], k))
+                continue
+            v = self.lp_value(k)
+            if v < cur_f:
+                ranked.append((v, k))
+        if cheaper:
+            return min(cheaper)
+        for v, k in sorted(ranked):
+            if self.done() or v >= cur_f:
+                return None
+            f = self.plan(k, bound=cur_f)
+            if f < cur_f:
+                return f, k
+        return None
+
     def descend(self, key: tuple[int, ...]) -> tuple[float, int]:
         """A descent from storage purchases ``key`` that need not be a good plan (a relaxation's solution):
         its own current point and cost, and each step the first neighbour, in LP order, cheaper than the
-        current point (a neighbour already solved cheaper is taken without solving); (cost reached, steps)."""
+        current point (a neighbour already solved cheaper is taken without solving); where no single move
+        is cheaper, the first pair of year shifts; (cost reached, steps)."""
         cur = key
         cur_f = self.solved[key] if self.known(key, math.inf) else self.plan(key, bound=math.inf)
         steps = 0
         while not self.done():
-            ranked, cheaper = [], []
-            for k in dict.fromkeys(self.neighbours(cur)):
-                if self.done():
-                    break
-                if self.known(k, cur_f):
-                    if self.solved[k] < cur_f:
-                        cheaper.append((self.solved[k], k))
-                    continue
-                v = self.lp_value(k)
-                if v < cur_f:
-                    ranked.append((v, k))
-            step = min(cheaper, default=None)
-            if step is None:
-                for v, k in sorted(ranked):
-                    if self.done() or v >= cur_f:
-                        break
-                    f = self.plan(k, bound=cur_f)
-                    if f < cur_f:
-                        step = (f, k)
-                        break
+            step = self._step(cur, cur_f, self.neighbours(cur)) or self._step(cur, cur_f, self.shift_pairs(cur))
             if step is None:
                 break
             (cur_f, cur), steps = step, steps + 1

@@ -195,3 +195,38 @@ def test_a_model_cut_at_a_bound_is_solved_again_for_a_higher_one(instance: dict[
     assert search.known(key, 1.0) and not search.known(key, math.inf)
     assert math.isfinite(search.plan(key, bound=math.inf))
     assert search.known(key, 0.0) and search.known(key, math.inf)
+
+
+def test_shift_pairs_move_two_units_each_to_an_adjacent_year_of_its_own_system(instance: dict[str, Any]) -> None:
+    search = _search(instance)
+    systems = instance["systems"]
+    key = (1, 1, 1, 1)
+    pairs = list(search.shift_pairs(key))
+    assert pairs
+    for other in pairs:
+        diff = np.subtract(other, key)
+        assert diff.sum() == 0 and np.abs(diff).sum() in (2, 4) and min(other) >= 0
+        for name in set(systems):  # each system keeps its units: only their years change
+            assert sum(d for d, s in zip(diff, systems, strict=True) if s == name) == 0
+    # both systems' units moved a year later at once (from 2015 to 2016)
+    both_later = tuple(0 if i % 2 == 0 else 2 for i in range(4))
+    assert both_later in pairs
+
+
+def test_a_descent_takes_a_pair_of_shifts_where_no_single_move_is_cheaper(
+        instance: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where every single move fails, the descent tries the shift pairs (as on bench_service_level's
+    seed 71, whose optimum is two shifts from where single moves stop)."""
+    search = _search(instance)
+    systems = instance["systems"]
+    start = (3, 0, 2, 0)  # everything bought in the first year, a unit of each more than needed then
+    later = (2, 1, 1, 1)  # a unit of each system a year later: cheaper (discounted), still enough
+    assert later in set(search.shift_pairs(start)) and later not in set(search.neighbours(start))
+    monkeypatch.setattr(StorageSearch, "neighbours", lambda self, key: iter(()))  # no single move ever
+    fun, steps = search.descend(start)
+    assert steps >= 1
+    assert search.best_key is not None
+    moved = np.subtract(search.best_key, start)
+    for name in set(systems):  # only shifts were taken: each system keeps its units
+        assert sum(d for d, s in zip(moved, systems, strict=True) if s == name) == 0
+    assert fun <= search.solved[later] < search.solved[start]
