@@ -48,6 +48,14 @@ def signed_pct(value: Any, digits: int = 1) -> str:
 
 
 @register.filter
+def pct(value: Any, digits: int = 1) -> str:
+    """0.0048 -> '0.48%' with digits=2 (a share, e.g. a MIP gap)."""
+    if value is None or value == "":
+        return "–"
+    return f"{100 * float(value):.{int(digits)}f}%"
+
+
+@register.filter
 def short_rule(rule: str) -> str:
     """The head of a cost-model rule ('scaled from ivy-bridge by clock 3.5->2.4 GHz x arch 1.0/1.0'),
     without the cited benchmark and nested rules (shown in full on demand)."""

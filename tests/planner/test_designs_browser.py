@@ -64,7 +64,10 @@ def test_optimiser_run_page_shows_the_result(page_as: Any, live_server: Any, pla
     run = optimizer_run_execute(OptimizerRun.objects.create(design=designs["optimised"]).pk)
     page = page_as(planner_user)
     page.goto(f"{live_server.url}/designs/runs/{run.pk}/")
-    assert page.locator("#run-status").inner_text().lower() in ("optimal", "gap")
+    status = page.locator("#run-status").inner_text().lower()
+    assert status in ("optimal", "gap")
+    gap = page.locator("#kpi-gap").inner_text()  # how far from the cheapest plan, in percent
+    assert gap == "optimal" if status == "optimal" else gap == f"≤ {100 * run.result['mip_gap']:.2f}%"
     assert "ivy-bridge" in page.locator("#purchases").inner_text()  # the 2013 candidates only
     _chart_drawn(page, "fig-capacity")
     screenshot(page, "designs-optimiser-run")
