@@ -48,8 +48,8 @@ def signed_pct(value: Any, digits: int = 1) -> str:
 
 
 @register.filter
-def pct(value: Any, digits: int = 1) -> str:
-    """0.0048 -> '0.48%' with digits=2 (a share, e.g. a MIP gap)."""
+def gap_pct(value: Any, digits: int = 2) -> str:
+    """0.0048 -> '0.48%' (a MIP gap: two decimals by default)."""
     if value is None or value == "":
         return "–"
     return f"{100 * float(value):.{int(digits)}f}%"
