@@ -264,7 +264,8 @@ class StorageSearch:
 
     def run(self, parents: list[tuple[int, ...]], relaxed: list[tuple[int, ...]] | None = None) -> str:
         """Crossover of ``parents`` (plans), and of each with each of ``relaxed`` (a relaxation's integer
-        solutions), then local search from the best plan; a note on what it found."""
+        solutions), a descent from the relaxation's optimum (``relaxed[0]``), then local search from the
+        best plan; a note on what it found."""
         t0 = time.perf_counter()
         start = self.best_fun
         relaxed = relaxed or []
