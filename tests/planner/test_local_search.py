@@ -230,3 +230,30 @@ def test_a_descent_takes_a_pair_of_shifts_where_no_single_move_is_cheaper(
     for name in set(systems):  # only shifts were taken: each system keeps its units
         assert sum(d for d, s in zip(moved, systems, strict=True) if s == name) == 0
     assert fun <= search.solved[later] < search.solved[start]
+
+
+def test_a_descent_step_takes_the_cheapest_of_the_first_cheaper_move_and_a_few_after_it(
+        instance: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The LP's order only guides: after the first move cheaper than the current point, LOOKAHEAD more are
+    solved and the cheapest taken (on bench_service_level seed 131 the optimum was the LP's fourth move
+    from the relaxation's vector, the second the first cheaper one)."""
+    from planner.designs import local_search
+
+    search = _search(instance)
+    moves = [(0, 0, 0, i) for i in range(1, 9)]
+    lp = {k: 0.1 * i for i, k in enumerate(moves)}  # a lower bound on each plan's cost, in the listed order
+    cost = dict(zip(moves, [50.0, 9.0, 12.0, 5.0, 1.0, 0.6, 0.7, 0.8], strict=True))
+    solved: list[tuple[int, ...]] = []
+
+    def plan(self: StorageSearch, key: tuple[int, ...], start: Any = None, bound: float | None = None) -> float:
+        solved.append(key)
+        return cost[key]
+
+    monkeypatch.setattr(StorageSearch, "lp_value", lambda self, key: lp[key])
+    monkeypatch.setattr(StorageSearch, "plan", plan)
+    monkeypatch.setattr(local_search, "LOOKAHEAD", 3)
+    assert search._step((9, 9, 9, 9), 10.0, iter(moves)) == (1.0, moves[4])
+    assert solved == moves[:5]  # the first cheaper one (9.0), then three more; not the rest
+    solved.clear()
+    monkeypatch.setattr(local_search, "LOOKAHEAD", 0)  # plain first improvement
+    assert search._step((9, 9, 9, 9), 10.0, iter(moves)) == (9.0, moves[1])
