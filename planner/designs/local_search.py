@@ -40,7 +40,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,16 +152,10 @@ class StorageSearch:
                     first_improvement: bool = False) -> bool:
         """Solve the candidates whose LP is below the best plan's cost, cheapest LP first (at most
         ``tries``; None: all); True if one improved on the best plan."""
-        ranked = []
-        for k in dict.fromkeys(keys):
-            if self.done():
-                return False
-            if self.known(k, self.threshold()):
-                continue
-            v = self.lp_value(k)
-            if v < self.threshold():
-                ranked.append((v, k))
-        ranked.sort()
+        got = self._rank(keys, self.threshold())
+        if got is None:
+            return False
+        ranked = got[0]
         before = self.best_fun
         for v, k in ranked if tries is None else ranked[:tries]:
             if self.done() or v >= self.threshold():
@@ -170,6 +164,24 @@ class StorageSearch:
             if first_improvement and self.best_fun < before:
                 break
         return self.best_fun < before
+
+    def _rank(self, keys: Iterable[tuple[int, ...]], bound: float
+              ) -> tuple[list[tuple[float, tuple[int, ...]]], list[tuple[float, tuple[int, ...]]]] | None:
+        """The candidates that could still cost less than ``bound``, by their LP (cheapest first; an LP at
+        or above ``bound`` rules one out), and those already solved below it; None when time runs out."""
+        ranked, cheaper = [], []
+        for k in dict.fromkeys(keys):
+            if self.done():
+                return None
+            if self.known(k, bound):
+                if self.solved[k] < bound:
+                    cheaper.append((self.solved[k], k))
+                continue
+            v = self.lp_value(k)
+            if v < bound:
+                ranked.append((v, k))
+        ranked.sort()
+        return ranked, cheaper
 
     def crossovers(self, parents: list[tuple[int, ...]],
                    others: list[tuple[int, ...]] | None = None) -> list[tuple[int, ...]]:
@@ -230,29 +242,24 @@ class StorageSearch:
 
     def _step(self, cur: tuple[int, ...], cur_f: float,
               moves: Iterator[tuple[int, ...]]) -> tuple[float, tuple[int, ...]] | None:
-        """The first of ``moves``, in LP order, cheaper than ``cur_f`` (one already solved cheaper first)."""
-        ranked, cheaper = [], []
-        for k in dict.fromkeys(moves):
-            if self.done():
-                return None
-            if self.known(k, cur_f):
-                if self.solved[k] < cur_f:
-                    cheaper.append((self.solved[k], k))
-                continue
-            v = self.lp_value(k)
-            if v < cur_f:
-                ranked.append((v, k))
+        """The cheapest of the first of ``moves``, in LP order, cheaper than ``cur_f`` and the LOOKAHEAD after
+        it (a move already solved cheaper is taken without solving anything)."""
+        got = self._rank(moves, cur_f)
+        if got is None:
+            return None
+        ranked, cheaper = got
         if cheaper:
             return min(cheaper)
         best: tuple[float, tuple[int, ...]] | None = None
         left = LOOKAHEAD
-        for v, k in sorted(ranked):
-            if self.done() or v >= (cur_f if best is None else best[0]) or (best is not None and left <= 0):
+        for v, k in ranked:
+            limit = cur_f if best is None else best[0]
+            if self.done() or v >= limit or (best is not None and left <= 0):
                 break
             if best is not None:
                 left -= 1
-            f = self.plan(k, bound=cur_f if best is None else best[0])
-            if f < (cur_f if best is None else best[0]):
+            f = self.plan(k, bound=limit)
+            if f < limit:
                 best = (f, k)
         return best
 
