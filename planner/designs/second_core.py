@@ -20,7 +20,7 @@ process works on the other core, in three steps:
    solves in well under a second, and its optimum is a plan feasible for the full model. The search
    (planner.designs.local_search) starts from the relaxation's last integer solutions and the main
    process's plans, mixes their storage systems (crossover), descends from the relaxation's optimum
-   by single units, and moves single units from the best.
+   (single units, pairs of year shifts) and moves single units from the best.
 3. **More branching.** The full model again from the best plan, with another random seed, whose
    dual bound is valid too.
 
