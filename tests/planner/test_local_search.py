@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import planner.designs.optimize as opt
+from planner.designs import local_search
 from planner.designs.confidence import plan_for_service_level
 from planner.designs.highs import Arrays, highs_for
 from planner.designs.local_search import StorageSearch
@@ -135,12 +136,12 @@ def test_a_local_round_tries_every_move_the_lp_lets_through_not_only_the_best_ra
     tried: list[tuple[int, ...]] = []
     real = StorageSearch.plan
 
-    def plan(self: StorageSearch, key: tuple[int, ...], start: Any = None) -> float:
+    def plan(self: StorageSearch, key: tuple[int, ...], start: Any = None, **kw: Any) -> float:
         tried.append(key)
         if key != last:  # every better-ranked move "fails": only the last one is really solved
             self.solved[key] = math.inf
             return math.inf
-        return real(self, key, start)
+        return real(self, key, start, **kw)
 
     monkeypatch.setattr(StorageSearch, "plan", plan)
     search.run([worse])
@@ -257,3 +258,29 @@ def test_a_descent_step_takes_the_cheapest_of_the_first_cheaper_move_and_a_few_a
     solved.clear()
     monkeypatch.setattr(local_search, "LOOKAHEAD", 0)  # plain first improvement
     assert search._step((9, 9, 9, 9), 10.0, iter(moves)) == (9.0, moves[1])
+
+
+def test_models_solved_loosely_during_the_search_the_best_one_exactly_at_the_end(
+        instance: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Storage-fixed models stop at PLAN_GAP while the search ranks vectors; the best vector's model is then
+    solved to EXACT_GAP from its plan, so the plan returned is that model's optimum (here: the enumerated one)."""
+    gaps: list[float | None] = []
+    real = StorageSearch.plan
+
+    def plan(self: StorageSearch, key: tuple[int, ...], start: Any = None, bound: Any = None,
+             gap: float | None = None) -> float:
+        gaps.append(gap)
+        return real(self, key, start, bound, gap)
+
+    monkeypatch.setattr(StorageSearch, "plan", plan)
+    monkeypatch.setattr(local_search, "PLAN_GAP", 0.5)  # HiGHS keeps its first plan within 50 %
+    search = _search(instance)
+    worse = tuple(2 if name == "flash-gss" else 1 for name in instance["systems"])
+    search.plan(worse)
+    search.run([worse])
+    assert gaps[-1] == local_search.EXACT_GAP and all(g is None for g in gaps[:-1])
+    assert search.best_key is not None and search.best_x is not None
+    exact = _search(instance).plan(search.best_key, bound=math.inf, gap=0.0)
+    assert search.best_fun == pytest.approx(exact, rel=1e-6)
+    assert search.best_fun + instance["const"] == pytest.approx(instance["optimum_npv"], rel=1e-9)
+    assert _feasible(instance["arr"], search.best_x)
