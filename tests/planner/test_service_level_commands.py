@@ -87,3 +87,27 @@ def test_linked_forecasts_outside_the_product_say_so(tmp_path: Path, db: Any) ->
     path = _scenario(tmp_path, uncertainty={"forecast": {"core_fit": 999999}})
     with pytest.raises(CommandError, match="no stored forecast fit #999999"):
         call_command("evaluate_design", str(path), "--paths", "10")
+
+
+def test_bench_summary_counts_the_seeds_that_met_the_target() -> None:
+    """A seed meets the target only with a plan, a gap within 0.5 % and a solve within 30 s."""
+    from planner.designs.bench_service_level import summarise
+
+    def run(seed: int, seconds: float, gap: float | None, worst: float | None) -> dict[str, Any]:
+        return {"seed": seed, "service_level_solve_s": seconds, "mip_gap": gap,
+                "out_of_sample": {} if worst is None else {2015: worst + 0.01, 2016: worst}}
+
+    out = summarise([run(1, 12.0, 0.0042, 0.899), run(11, 30.4, 0.0049, 0.91), run(21, 20.0, 0.0051, 0.905),
+                     run(31, 30.0, 0.005, 0.92), run(41, 5.0, None, None)])
+    assert [r["met"] for r in out["runs"]] == [True, False, False, True, False]
+    assert (out["met"], out["of"]) == (2, 5)
+    assert out["worst_year_out_of_sample_range"] == [0.899, 0.92]
+    assert out["runs"][0]["worst_year_out_of_sample"] == 0.899
+
+
+def test_bench_over_several_seeds_prints_one_summary(capsys: Any, db: Any) -> None:
+    call_command("bench_service_level", "--paths", "30", "--time-limit", "3", "--seeds", "3")
+    out = _last_json(capsys)
+    assert out["of"] == 1 and out["paths"] == 30 and out["runs"][0]["seed"] == 3
+    assert out["met"] == int(out["runs"][0]["met"])
+    assert 0 <= out["runs"][0]["worst_year_out_of_sample"] <= 1
