@@ -293,10 +293,11 @@ class StorageSearch:
             (cur_f, cur), steps = step, steps + 1
         return cur_f, steps
 
-    def run(self, parents: list[tuple[int, ...]], relaxed: list[tuple[int, ...]] | None = None) -> str:
+    def run(self, parents: list[tuple[int, ...]], relaxed: list[tuple[int, ...]] | None = None,
+            descend: bool = True) -> str:
         """Crossover of ``parents`` (plans), and of each with each of ``relaxed`` (a relaxation's integer
-        solutions), a descent from the relaxation's optimum (``relaxed[0]``), then local search from the
-        best plan; a note on what it found."""
+        solutions), a descent from the relaxation's optimum (``relaxed[0]``; not when ``descend`` is False:
+        another process takes it), then local search from the best plan; a note on what it found."""
         t0 = time.perf_counter()
         start = self.best_fun
         relaxed = relaxed or []
@@ -306,7 +307,7 @@ class StorageSearch:
         self.try_best_of(list(parents) + list(relaxed[:1]) + children, tries=CROSSOVER_TRIES)
         crossed = self.best_fun
         descended = ""
-        if relaxed:  # the relaxation's optimum: the storage the LP likes best, often a poor plan as it stands
+        if relaxed and descend:  # the relaxation's optimum: the storage the LP likes best, often a poor plan
             f, steps = self.descend(relaxed[0])
             descended = f" -> {f:,.0f} (descent from the relaxation, {steps} steps)"
         rounds = 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from planner.designs.confidence import plan_for_service_level
 from planner.designs.highs import Arrays, highs_for, relative_gap
 from planner.hardware.catalog import Catalog, load_catalog
+from tests.planner.test_local_search import _feasible, instance  # noqa: F401 (a fixture)
 from tests.planner.test_service_level import _design, _enumerate, _paths
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,3 +122,24 @@ def test_both_processes_can_hand_over_plans_at_once_without_blocking() -> None:
     proc.join(20)
     assert len(got) == 40 and proc.exitcode == 0
     assert time.perf_counter() - t0 < 20
+
+
+def test_the_main_process_descends_from_the_relaxation_while_the_second_searches(
+        instance: dict[str, Any]) -> None:  # noqa: F811 (the fixture imported above)
+    """SPLIT_SEARCH: the second process hands over the relaxation's optimal storage and the main process
+    descends from it (SecondCore.descend). A gap of -1 is never met, so the descent always runs here."""
+    import time
+
+    from planner.designs.second_core import SPLIT_SEARCH, SecondCore
+
+    assert SPLIT_SEARCH
+    arr, storage = instance["arr"], instance["storage"]
+    partner = SecondCore(arr, list(storage), 8.0, -1.0, list(instance["systems"]))
+    try:
+        x = partner.descend(arr, list(storage), list(instance["systems"]), None, time.perf_counter() + 20.0, 5.0)
+    finally:
+        out = partner.finish()
+    assert x is not None and _feasible(arr, x)
+    assert float(x @ arr.cost) + instance["const"] >= instance["optimum_npv"] * (1 - 1e-9)
+    assert "main process's descent from the relaxation" in out.note
+    assert "descent from the relaxation, " not in out.note.split("; main process's")[0]  # not also in the second
