@@ -112,6 +112,13 @@ def summarise(runs: list[dict[str, Any]], gap: float = TARGET_GAP, seconds: floa
             "worst_year_out_of_sample_range": [min(worst), max(worst)] if worst else None}
 
 
+def parse_seeds(text: str) -> list[int]:
+    """``documented`` (DOCUMENTED_SEEDS) or a comma-separated list of path seeds."""
+    if text.strip() == "documented":
+        return list(DOCUMENTED_SEEDS)
+    return [int(v) for v in text.split(",") if v.strip()]
+
+
 def run_seeds(seeds: list[int], n_paths: int = 1000, time_limit_s: float = TARGET_S,
               progress: Any = None) -> dict[str, Any]:
     """``run`` for each in-sample path seed, one after another, and the summary (``summarise``)."""
@@ -132,8 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     seed = args[1] if len(args) > 1 else "1"
     limit = float(args[2]) if len(args) > 2 else 60.0
     if seed == "documented" or "," in seed:
-        seeds = list(DOCUMENTED_SEEDS) if seed == "documented" else [int(v) for v in seed.split(",")]
-        print(json.dumps(run_seeds(seeds, n, limit, progress=lambda line: print(line, file=sys.stderr))))
+        print(json.dumps(run_seeds(parse_seeds(seed), n, limit, progress=lambda line: print(line, file=sys.stderr))))
         return 0
     print(json.dumps(run(n_paths=n, seed=int(seed), time_limit_s=limit)))
     return 0

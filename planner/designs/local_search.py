@@ -321,14 +321,37 @@ class StorageSearch:
                 f"{time.perf_counter() - t0:.1f} s)")
 
 
+def _searching(arr: Arrays, storage: list[int], systems: list[str], x: FloatArray | None, deadline: float,
+               plan_time_s: float, stop: Callable[[], bool], cutoff: Callable[[], float],
+               on_better: Callable[[FloatArray, float], None]) -> StorageSearch:
+    """A search holding plan ``x`` (if any) that reports each better plan to ``on_better(plan, cost)``."""
+    search = StorageSearch(arr, np.asarray(storage, dtype=np.int64), systems, deadline=deadline,
+                           plan_time_s=plan_time_s, stop=stop, cutoff=cutoff)
+    if x is not None:
+        search.offer(x)
+    search.on_better = lambda: on_better(search.best_x, search.best_fun) if search.best_x is not None else None
+    return search
+
+
 def polish(arr: Arrays, storage: list[int], systems: list[str], x: FloatArray, time_limit_s: float, *,
            stop: Callable[[], bool] = lambda: False, cutoff: Callable[[], float] = lambda: math.inf,
            on_better: Callable[[FloatArray, float], None] = lambda x, fun: None) -> tuple[FloatArray, str]:
     """The best plan the local search finds from plan ``x`` (feasible for the full model) within the time."""
-    search = StorageSearch(arr, np.asarray(storage, dtype=np.int64), systems,
-                           deadline=time.perf_counter() + time_limit_s, plan_time_s=time_limit_s / 4,
-                           stop=stop, cutoff=cutoff)
-    search.offer(x)
-    search.on_better = lambda: on_better(search.best_x, search.best_fun) if search.best_x is not None else None
+    search = _searching(arr, storage, systems, x, time.perf_counter() + time_limit_s, time_limit_s / 4,
+                        stop, cutoff, on_better)
     note = search.run([search.key(x)])
+    return (x if search.best_x is None else search.best_x), note
+
+
+def descent(arr: Arrays, storage: list[int], systems: list[str], x: FloatArray | None, key: tuple[int, ...],
+            deadline: float, plan_time_s: float, *, stop: Callable[[], bool] = lambda: False,
+            cutoff: Callable[[], float] = lambda: math.inf,
+            on_better: Callable[[FloatArray, float], None] = lambda x, fun: None) -> tuple[FloatArray | None, str]:
+    """The descent from storage purchases ``key`` (``StorageSearch.descend``, e.g. from a relaxation's optimum)
+    and its best model solved exactly; the best plan known (``x`` if the descent found none cheaper) and a note."""
+    search = _searching(arr, storage, systems, x, deadline, plan_time_s, stop, cutoff, on_better)
+    t0 = time.perf_counter()
+    f, steps = search.descend(key)
+    search.refine()
+    note = f"descent from the relaxation: {f:,.0f} in {steps} steps, {time.perf_counter() - t0:.1f} s"
     return (x if search.best_x is None else search.best_x), note

@@ -46,7 +46,7 @@ from planner.designs.capacity import (
 )
 from planner.designs.genomes import add_genome_rows
 from planner.designs.highs import Arrays, row_matrix, solve_highs
-from planner.designs.second_core import PLAN_SHARE, POLISH_SHARE, SPLIT_SEARCH, start_second_core
+from planner.designs.second_core import PLAN_SHARE, POLISH_SHARE, start_second_core
 from planner.designs.service_level import ServiceLevel
 from planner.designs.warm_start import START_SHARE, start_plans
 from planner.hardware.catalog import Catalog
@@ -368,7 +368,7 @@ def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] |
                 partner.share_plan(x)
             # a local search on its storage purchases before branching (planner.designs.local_search)
             start = partner.polish(arrays, storage, systems, start, time_limit_s * POLISH_SHARE)
-        if partner is not None and SPLIT_SEARCH:  # the descent from the relaxation's optimum on this core
+        if partner is not None:  # the descent from the relaxation's optimum on this core (SPLIT_SEARCH)
             start = partner.descend(arrays, storage, systems, start, t0 + time_limit_s - 1.0,
                                     time_limit_s * PLAN_SHARE)
     res = m.solve(max(time_limit_s - (time.perf_counter() - t0), 1.0), mip_rel_gap, start=start,

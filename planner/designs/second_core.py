@@ -55,7 +55,7 @@ import numpy.typing as npt
 
 from planner.designs.highs import Arrays, extend, highs_for, on_mip_progress, relative_gap, set_start
 from planner.designs.hull_cuts import JointSet, with_cuts
-from planner.designs.local_search import StorageSearch, polish
+from planner.designs.local_search import StorageSearch, descent, polish
 from planner.designs.service_level import PairHull, hull_rows, with_hull_weights
 
 FloatArray = npt.NDArray[np.float64]
@@ -229,6 +229,7 @@ class SecondCore:
         self._done: tuple[Any, ...] | None = None
         self._relaxed: tuple[int, ...] | None = None  # the relaxation's optimal storage, when the descent is ours
         self._descent_note = ""
+        self._split = SPLIT_SEARCH  # the descent from the relaxation's optimum is this process's (``descend``)
         self._shared = ctx.Array("d", [math.inf, -math.inf])  # best plan's cost, best bound
         self._gap, self._note = gap, ""
         self._stop = ctx.Event()
@@ -240,7 +241,7 @@ class SecondCore:
         self._send.cancel_join_thread()  # plans the second process never read must not hold us up
         self._proc = ctx.Process(target=_child, daemon=True,
                                  args=(arr, np.asarray(storage, dtype=np.int64), systems, time_limit_s, gap,
-                                       self._shared, self._stop, self._recv, self._send, relax, SPLIT_SEARCH))
+                                       self._shared, self._stop, self._recv, self._send, relax, self._split))
         self._proc.start()
 
     def share_plan(self, x: FloatArray | None, *, first: bool = True) -> None:
@@ -251,56 +252,42 @@ class SecondCore:
         with contextlib.suppress(OSError, ValueError):  # the second process has already finished
             self._send.put(("first" if first else "better", np.asarray(x, dtype=float)))
 
+    def _gap_met(self) -> bool:
+        return relative_gap(*self.best(math.inf, -math.inf)) <= self._gap
+
+    def _cutoff(self) -> float:
+        return self.best(math.inf, -math.inf)[0]
+
+    def _better(self, plan: FloatArray, fun: float) -> None:
+        """A better plan found in this process: its cost joins the shared best, the plan goes to the second."""
+        self.best(fun, -math.inf)
+        self.share_plan(plan, first=False)
+
     def polish(self, arr: Arrays, storage: list[int], systems: list[str], x: FloatArray,
                time_limit_s: float) -> FloatArray:
         """The main process's own local search from its first plan (planner.designs.local_search), before
         HiGHS branches: every better plan is shared with the second process, which searches around it too."""
-        def better(plan: FloatArray, fun: float) -> None:
-            self.best(fun, -math.inf)
-            self.share_plan(plan, first=False)
-
-        def stop() -> bool:
-            return relative_gap(*self.best(math.inf, -math.inf)) <= self._gap
-
-        out, self._note = polish(arr, storage, systems, x, time_limit_s, stop=stop,
-                                 cutoff=lambda: self.best(math.inf, -math.inf)[0], on_better=better)
+        out, self._note = polish(arr, storage, systems, x, time_limit_s, stop=self._gap_met, cutoff=self._cutoff,
+                                 on_better=self._better)
         return out
 
     def descend(self, arr: Arrays, storage: list[int], systems: list[str], x: FloatArray | None,
                 deadline: float, plan_time_s: float) -> FloatArray | None:
-        """The descent from the relaxation's optimal storage (local_search.StorageSearch.descend) on this core,
-        while the second process crosses and searches around the plans (SPLIT_SEARCH): it waits for the
-        relaxation until ``deadline``; every better plan is shared. Returns the best plan known here."""
-        def gap_met() -> bool:
-            return relative_gap(*self.best(math.inf, -math.inf)) <= self._gap
-
-        while self._relaxed is None and self._done is None and not gap_met() and time.perf_counter() < deadline:
+        """With SPLIT_SEARCH, the descent from the relaxation's optimal storage (local_search.descent) on this
+        core, while the second process crosses and searches around the plans: it waits for the relaxation
+        until ``deadline``; every better plan is shared. Returns the best plan known here (``x`` without it)."""
+        if not self._split:
+            return x
+        while self._relaxed is None and self._done is None and not self._gap_met() and time.perf_counter() < deadline:
             if self._take(min(0.2, max(deadline - time.perf_counter(), 0.0))) and self._plan is not None:
                 x = self._plan[0] if x is None or self._plan[1] < float(x @ arr.cost) else x
                 self._plan = None
-        if self._relaxed is None or gap_met() or time.perf_counter() >= deadline:
+        if self._relaxed is None or self._gap_met() or time.perf_counter() >= deadline:
             return x
-        search = StorageSearch(arr, np.asarray(storage, dtype=np.int64), systems, deadline=deadline,
-                               plan_time_s=plan_time_s, stop=gap_met,
-                               cutoff=lambda: self.best(math.inf, -math.inf)[0])
-        if x is not None:
-            search.offer(x)
-        found = search.best_fun
-
-        def better() -> None:
-            nonlocal found
-            if search.best_x is not None and search.best_fun < found:
-                found = search.best_fun
-                self.best(found, -math.inf)
-                self.share_plan(search.best_x, first=False)
-
-        search.on_better = better
-        t0 = time.perf_counter()
-        f, steps = search.descend(self._relaxed)
-        search.refine()
-        self._descent_note = (f"main process's descent from the relaxation: {f:,.0f} in {steps} steps, "
-                              f"{time.perf_counter() - t0:.1f} s")
-        return x if search.best_x is None else search.best_x
+        x, note = descent(arr, storage, systems, x, self._relaxed, deadline, plan_time_s, stop=self._gap_met,
+                          cutoff=self._cutoff, on_better=self._better)
+        self._descent_note = f"main process's {note}"
+        return x
 
     def new_plan(self) -> tuple[FloatArray, float] | None:
         """A plan the second process found since the last call (None if none)."""

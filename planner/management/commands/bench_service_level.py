@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from planner.designs.bench_service_level import DOCUMENTED_SEEDS, run, run_seeds
+from planner.designs.bench_service_level import parse_seeds, run, run_seeds
 
 
 class Command(BaseCommand):
@@ -24,9 +24,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["seeds"]:
-            seeds = (list(DOCUMENTED_SEEDS) if options["seeds"] == "documented"
-                     else [int(v) for v in options["seeds"].split(",") if v.strip()])
-            out = run_seeds(seeds, options["paths"], options["time_limit"], progress=self.stderr.write)
+            out = run_seeds(parse_seeds(options["seeds"]), options["paths"], options["time_limit"],
+                            progress=self.stderr.write)
         else:
             out = run(n_paths=options["paths"], seed=options["seed"], time_limit_s=options["time_limit"])
         self.stdout.write(json.dumps(out))
