@@ -69,5 +69,9 @@ def test_optimiser_run_page_shows_the_result(page_as: Any, live_server: Any, pla
     gap = page.locator("#kpi-gap").inner_text()  # how far from the cheapest plan, in percent
     assert gap == "optimal" if status == "optimal" else gap == f"≤ {100 * run.result['mip_gap']:.2f}%"
     assert "ivy-bridge" in page.locator("#purchases").inner_text()  # the 2013 candidates only
+    details = page.locator("#solver-details")  # the solver's own words, folded away until asked for
+    assert not details.locator("p").is_visible()
+    details.locator("summary").click()
+    assert details.locator("p").inner_text().startswith("HiGHS:")
     _chart_drawn(page, "fig-capacity")
     screenshot(page, "designs-optimiser-run")
