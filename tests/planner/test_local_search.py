@@ -29,13 +29,13 @@ def catalog() -> Catalog:
     return load_catalog(ROOT / "fixtures" / "catalog.yaml")
 
 
-@pytest.fixture(scope="module")
-def instance(catalog: Catalog) -> dict[str, Any]:
-    """The two-year disk-and-flash instance of test_second_core, its model as arrays and its storage columns."""
+def _captured(catalog: Catalog, storage_systems: list[str]) -> dict[str, Any]:
+    """The two-year disk-and-flash instance of test_second_core on these storage systems: its model as
+    arrays, its storage columns and their systems, and the model's constant."""
     base = _paths([2015, 2016], n=10, seed=13, core=2.0e5, tb=500, genomes=1.5)
     demand = replace(base, ingest_tb_per_day=base.genomes_per_day * 2.5)
     design = replace(_design([2015, 2016]), flash_days=7, flash_system="flash-gss")
-    got: dict[str, Any] = {}
+    got: dict[str, Any] = {"design": design, "demand": demand}
     build = opt._build
 
     def keep_build(*args: Any, **kwargs: Any) -> Any:
@@ -52,8 +52,15 @@ def instance(catalog: Catalog) -> dict[str, Any]:
         mp.setattr(opt, "_build", keep_build)
         mp.setattr(opt, "start_second_core", keep)
         plan_for_service_level(design, catalog, demand, 0.7, node_types=["haswell"],
-                               storage_systems=["ibm-gss26", "flash-gss"], mip_rel_gap=0.0, confidence=None)
-    got["optimum_npv"] = _enumerate(design, catalog, demand, 0.7, CHOICES)
+                               storage_systems=storage_systems, mip_rel_gap=0.0, confidence=None)
+    return got
+
+
+@pytest.fixture(scope="module")
+def instance(catalog: Catalog) -> dict[str, Any]:
+    """The two-year disk-and-flash instance of test_second_core, its model as arrays and its storage columns."""
+    got = _captured(catalog, ["ibm-gss26", "flash-gss"])
+    got["optimum_npv"] = _enumerate(got["design"], catalog, got["demand"], 0.7, CHOICES)
     return got
 
 
@@ -284,3 +291,42 @@ def test_models_solved_loosely_during_the_search_the_best_one_exactly_at_the_end
     assert search.best_fun == pytest.approx(exact, rel=1e-6)
     assert search.best_fun + instance["const"] == pytest.approx(instance["optimum_npv"], rel=1e-9)
     assert _feasible(instance["arr"], search.best_x)
+
+
+def test_swaps_move_every_unit_of_one_system_to_another_year_for_year(instance: dict[str, Any]) -> None:
+    search = _search(instance)
+    systems = instance["systems"]
+    key = tuple(1 if name == "ibm-gss26" and i % 2 == 0 else 0 for i, name in enumerate(systems))  # disk, 2015
+    swapped = list(search.swaps(key))
+    assert swapped == [tuple(1 if name == "flash-gss" and i % 2 == 0 else 0 for i, name in enumerate(systems))]
+    # columns aligned at the horizon's end: a system sold from the second year only takes the second year's units
+    late = StorageSearch(instance["arr"], instance["storage"][:3], ["a", "a", "b"], deadline=time.perf_counter() + 60,
+                         plan_time_s=10.0)
+    assert list(late.swaps((0, 2, 0))) == [(0, 0, 2)]
+    assert list(late.swaps((1, 2, 0))) == []  # a's first-year unit has nowhere to go
+    assert list(late.swaps((0, 0, 3))) == [(0, 3, 0)]
+
+
+def test_a_descent_from_a_system_swap_leaves_a_local_optimum_single_moves_cannot(
+        catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sibling of the disk system, the same units for less: from a plan on the dear one, with no single move
+    or shift pair allowed (the search stuck as on bench_service_level path seed 41, where flash-gss-v1 for
+    flash-gss was the way to the optimum), the descents from the swaps find the plan on the cheap sibling."""
+    cheap = replace(catalog.storage_systems["ibm-gss26"], name="ibm-gss26-b",
+                    price_usd=round(catalog.storage_systems["ibm-gss26"].price_usd * 0.8))
+    cat = replace(catalog, storage_systems=catalog.storage_systems | {"ibm-gss26-b": cheap})
+    got = _captured(cat, ["ibm-gss26", "ibm-gss26-b", "flash-gss"])
+    search = StorageSearch(got["arr"], got["storage"], list(got["systems"]), deadline=time.perf_counter() + 60.0,
+                           plan_time_s=10.0)
+    systems = got["systems"]
+    dear = tuple({"ibm-gss26": 2, "flash-gss": 2}.get(name, 0) for name in systems)  # more than enough
+    start = search.plan(dear, bound=math.inf)
+    assert math.isfinite(start)
+    monkeypatch.setattr(StorageSearch, "neighbours", lambda self, key: iter(()))
+    monkeypatch.setattr(StorageSearch, "shift_pairs", lambda self, key: iter(()))
+    note = search.run([dear])
+    assert "descents from system swaps" in note
+    assert search.best_fun < start and search.best_key is not None and search.best_x is not None
+    on = {name: sum(v for v, s in zip(search.best_key, systems, strict=True) if s == name) for name in set(systems)}
+    assert on["ibm-gss26"] == 0 and on["ibm-gss26-b"] == 4
+    assert _feasible(got["arr"], search.best_x)
