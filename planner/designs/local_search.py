@@ -94,6 +94,9 @@ class StorageSearch:
     cutoff: Callable[[], float] = lambda: math.inf  # the best plan's cost known elsewhere
     on_better: Callable[[], None] = lambda: None  # called when the best plan improves
     threads: int | None = None  # HiGHS's threads (a process's HiGHS instances must all agree)
+    # True when other work in this process is waiting (the main process's descent from the relaxation, once
+    # the relaxation's optimum has come): the descents from system swaps give way to it
+    yield_to: Callable[[], bool] = lambda: False
     best_x: FloatArray | None = None
     best_fun: float = math.inf
     best_key: tuple[int, ...] | None = None
@@ -291,7 +294,15 @@ class StorageSearch:
         new best and again. Two siblings' units differ in size and price, so a swap alone is seldom cheaper,
         but the descent from it adjusts counts and years (path seed 41 of bench_service_level: flash-gss for
         flash-gss-v1, three steps, the optimum 0.37 % below the local optimum no single move improves).
-        Returns how many descents ran."""
+        Returns how many descents ran; they stop when ``yield_to`` says other work is waiting."""
+        stop = self.stop
+        self.stop = lambda: stop() or self.yield_to()
+        try:
+            return self._swap_descents()
+        finally:
+            self.stop = stop
+
+    def _swap_descents(self) -> int:
         tried: set[tuple[int, ...]] = set()
         runs = 0
         while self.best_key is not None and not self.done():
@@ -388,10 +399,11 @@ class StorageSearch:
 
 def _searching(arr: Arrays, storage: list[int], systems: list[str], x: FloatArray | None, deadline: float,
                plan_time_s: float, stop: Callable[[], bool], cutoff: Callable[[], float],
-               on_better: Callable[[FloatArray, float], None]) -> StorageSearch:
+               on_better: Callable[[FloatArray, float], None],
+               yield_to: Callable[[], bool] = lambda: False) -> StorageSearch:
     """A search holding plan ``x`` (if any) that reports each better plan to ``on_better(plan, cost)``."""
     search = StorageSearch(arr, np.asarray(storage, dtype=np.int64), systems, deadline=deadline,
-                           plan_time_s=plan_time_s, stop=stop, cutoff=cutoff)
+                           plan_time_s=plan_time_s, stop=stop, cutoff=cutoff, yield_to=yield_to)
     if x is not None:
         search.offer(x)
     search.on_better = lambda: on_better(search.best_x, search.best_fun) if search.best_x is not None else None
@@ -400,10 +412,12 @@ def _searching(arr: Arrays, storage: list[int], systems: list[str], x: FloatArra
 
 def polish(arr: Arrays, storage: list[int], systems: list[str], x: FloatArray, time_limit_s: float, *,
            stop: Callable[[], bool] = lambda: False, cutoff: Callable[[], float] = lambda: math.inf,
-           on_better: Callable[[FloatArray, float], None] = lambda x, fun: None) -> tuple[FloatArray, str]:
-    """The best plan the local search finds from plan ``x`` (feasible for the full model) within the time."""
+           on_better: Callable[[FloatArray, float], None] = lambda x, fun: None,
+           yield_to: Callable[[], bool] = lambda: False) -> tuple[FloatArray, str]:
+    """The best plan the local search finds from plan ``x`` (feasible for the full model) within the time
+    (its descents from system swaps give way when ``yield_to`` says so)."""
     search = _searching(arr, storage, systems, x, time.perf_counter() + time_limit_s, time_limit_s / 4,
-                        stop, cutoff, on_better)
+                        stop, cutoff, on_better, yield_to)
     note = search.run([search.key(x)])
     return (x if search.best_x is None else search.best_x), note
 

@@ -307,19 +307,25 @@ def test_swaps_move_every_unit_of_one_system_to_another_year_for_year(instance: 
     assert list(late.swaps((0, 0, 3))) == [(0, 3, 0)]
 
 
-def test_a_descent_from_a_system_swap_leaves_a_local_optimum_single_moves_cannot(
-        catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A sibling of the disk system, the same units for less: from a plan on the dear one, with no single move
-    or shift pair allowed (the search stuck as on bench_service_level path seed 41, where flash-gss-v1 for
-    flash-gss was the way to the optimum), the descents from the swaps find the plan on the cheap sibling."""
+@pytest.fixture(scope="module")
+def siblings(catalog: Catalog) -> dict[str, Any]:
+    """The instance with a sibling of the disk system: the same units for 20 % less."""
     cheap = replace(catalog.storage_systems["ibm-gss26"], name="ibm-gss26-b",
                     price_usd=round(catalog.storage_systems["ibm-gss26"].price_usd * 0.8))
     cat = replace(catalog, storage_systems=catalog.storage_systems | {"ibm-gss26-b": cheap})
     got = _captured(cat, ["ibm-gss26", "ibm-gss26-b", "flash-gss"])
-    search = StorageSearch(got["arr"], got["storage"], list(got["systems"]), deadline=time.perf_counter() + 60.0,
-                           plan_time_s=10.0)
-    systems = got["systems"]
-    dear = tuple({"ibm-gss26": 2, "flash-gss": 2}.get(name, 0) for name in systems)  # more than enough
+    got["dear"] = tuple({"ibm-gss26": 2, "flash-gss": 2}.get(name, 0) for name in got["systems"])  # more than enough
+    return got
+
+
+def test_a_descent_from_a_system_swap_leaves_a_local_optimum_single_moves_cannot(
+        siblings: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """From a plan on the dear disk system, with no single move or shift pair allowed (the search stuck as on
+    bench_service_level path seed 41, where flash-gss-v1 for flash-gss was the way to the optimum), the
+    descents from the swaps find the plan on the cheap sibling."""
+    got = siblings
+    search = _search(got)
+    systems, dear = got["systems"], got["dear"]
     start = search.plan(dear, bound=math.inf)
     assert math.isfinite(start)
     monkeypatch.setattr(StorageSearch, "neighbours", lambda self, key: iter(()))
@@ -330,3 +336,16 @@ def test_a_descent_from_a_system_swap_leaves_a_local_optimum_single_moves_cannot
     on = {name: sum(v for v, s in zip(search.best_key, systems, strict=True) if s == name) for name in set(systems)}
     assert on["ibm-gss26"] == 0 and on["ibm-gss26-b"] == 4
     assert _feasible(got["arr"], search.best_x)
+
+
+def test_the_descents_from_system_swaps_give_way_when_other_work_waits(siblings: dict[str, Any]) -> None:
+    """The main process's polish yields to its descent from the relaxation once that has come (``yield_to``):
+    no swap descent starts, and the search's own stop is as it was afterwards."""
+    search = _search(siblings)
+    search.plan(siblings["dear"])
+    own_stop = search.stop
+    search.yield_to = lambda: True
+    assert search.swap_descents() == 0
+    assert search.stop is own_stop and not search.done()
+    search.yield_to = lambda: False
+    assert search.swap_descents() >= 1  # the same search, nothing waiting: the swaps are descended from
