@@ -105,12 +105,13 @@ class StorageSearch:
     cut_at: dict[tuple[int, ...], float] = field(default_factory=dict)
     lp_count: int = 0
     _lp: Any = None
+    _yielding: bool = False  # in the descents from system swaps, which give way to ``yield_to``
 
     def left(self) -> float:
         return self.deadline - time.perf_counter()
 
     def done(self) -> bool:
-        return self.left() <= 0 or self.stop()
+        return self.left() <= 0 or self.stop() or (self._yielding and self.yield_to())
 
     def threshold(self) -> float:
         return min(self.best_fun, self.cutoff())
@@ -210,14 +211,19 @@ class StorageSearch:
         ranked.sort()
         return ranked, cheaper
 
+    def blocks(self) -> dict[str, list[int]]:
+        """Each storage system's positions in a storage vector (its purchase years, in order)."""
+        out: dict[str, list[int]] = {}
+        for i, name in enumerate(self.systems):
+            out.setdefault(name, []).append(i)
+        return out
+
     def crossovers(self, parents: list[tuple[int, ...]],
                    others: list[tuple[int, ...]] | None = None) -> list[tuple[int, ...]]:
         """Mixes of whole systems between two parents (any two of ``parents``, or with ``others`` one of
         each): every mix when they disagree on at most MAX_BLOCKS systems, else those taking one or two
         systems from one side."""
-        blocks: dict[str, list[int]] = {}
-        for i, name in enumerate(self.systems):
-            blocks.setdefault(name, []).append(i)
+        blocks = self.blocks()
         out = []
         pairs = (itertools.combinations(dict.fromkeys(parents), 2) if others is None
                  else itertools.product(dict.fromkeys(parents), dict.fromkeys(others)))
@@ -271,9 +277,7 @@ class StorageSearch:
         """Every purchase of one system moved whole to another system, year for year (the columns aligned
         at the horizon's end; a system sold only from a later year takes none bought before it)."""
         ub = self.arr.ub[self.storage]
-        blocks: dict[str, list[int]] = {}
-        for i, name in enumerate(self.systems):
-            blocks.setdefault(name, []).append(i)
+        blocks = self.blocks()
         for a, ia in blocks.items():
             bought = [off for off in range(1, len(ia) + 1) if key[ia[-off]] > 0]
             if not bought:
@@ -295,12 +299,11 @@ class StorageSearch:
         but the descent from it adjusts counts and years (path seed 41 of bench_service_level: flash-gss for
         flash-gss-v1, three steps, the optimum 0.37 % below the local optimum no single move improves).
         Returns how many descents ran; they stop when ``yield_to`` says other work is waiting."""
-        stop = self.stop
-        self.stop = lambda: stop() or self.yield_to()
+        self._yielding = True
         try:
             return self._swap_descents()
         finally:
-            self.stop = stop
+            self._yielding = False
 
     def _swap_descents(self) -> int:
         tried: set[tuple[int, ...]] = set()
@@ -321,10 +324,18 @@ class StorageSearch:
                     break
             if self.best_fun >= before:
                 break
-            while not self.done() and self.try_best_of(list(self.neighbours(self.best_key)), tries=None,
-                                                         first_improvement=True):
-                pass
+            self.local_rounds()
         return runs
+
+    def local_rounds(self) -> int:
+        """Single moves from the best plan, first improvement over every move the LP lets through, until none
+        improves or time runs out; how many rounds ran."""
+        rounds = 0
+        while self.best_key is not None and not self.done():
+            rounds += 1
+            if not self.try_best_of(list(self.neighbours(self.best_key)), tries=None, first_improvement=True):
+                break
+        return rounds
 
     def _step(self, cur: tuple[int, ...], cur_f: float,
               moves: Iterator[tuple[int, ...]]) -> tuple[float, tuple[int, ...]] | None:
@@ -365,7 +376,7 @@ class StorageSearch:
         return cur_f, steps
 
     def run(self, parents: list[tuple[int, ...]], relaxed: list[tuple[int, ...]] | None = None,
-            descend: bool = True, swaps: bool = True) -> str:
+            descend: bool = True) -> str:
         """Crossover of ``parents`` (plans), and of each with each of ``relaxed`` (a relaxation's integer
         solutions), a descent from the relaxation's optimum (``relaxed[0]``; not when ``descend`` is False:
         another process takes it), then local search from the best plan; a note on what it found."""
@@ -381,14 +392,10 @@ class StorageSearch:
         if relaxed and descend:  # the relaxation's optimum: the storage the LP likes best, often a poor plan
             f, steps = self.descend(relaxed[0])
             descended = f" -> {f:,.0f} (descent from the relaxation, {steps} steps)"
-        rounds = 0
-        while self.best_key is not None and not self.done():
-            rounds += 1
-            if not self.try_best_of(list(self.neighbours(self.best_key)), tries=None, first_improvement=True):
-                break
+        rounds = self.local_rounds()
         local = self.best_fun
         swapped = ""
-        if swaps and not self.done():
+        if not self.done():
             runs = self.swap_descents()
             swapped = f" -> {self.best_fun:,.0f} ({runs} descents from system swaps)" if runs else ""
         self.refine()

@@ -76,10 +76,6 @@ CUT_SHARE = 0.1  # at most this share of the time limit on the corner cuts befor
 SPLIT_SEARCH = True
 
 
-def _never() -> bool:
-    return False
-
-
 def channel(ctx: Any) -> Any:
     """One direction between the processes: a queue, whose put never blocks on a full pipe."""
     return ctx.Queue()
@@ -274,13 +270,16 @@ class SecondCore:
         """The main process's own local search from its first plan (planner.designs.local_search), before
         HiGHS branches: every better plan is shared with the second process, which searches around it too."""
         out, self._note = polish(arr, storage, systems, x, time_limit_s, stop=self._gap_met, cutoff=self._cutoff,
-                                 on_better=self._better, yield_to=self._relaxation_ready if self._split else _never)
+                                 on_better=self._better, yield_to=self._relaxation_ready)
         return out
 
     def _relaxation_ready(self) -> bool:
         """Whether the relaxation's optimal storage has come (the descent from it is waiting): reads what has
         arrived without waiting. The polish's descents from system swaps give way to that descent (on path seed
-        71 of bench_service_level they held it up 4 s, and it then ran out of time two steps short)."""
+        71 of bench_service_level they held it up 4 s, and it then ran out of time two steps short). Never
+        without SPLIT_SEARCH: then the second process descends from it itself."""
+        if not self._split:
+            return False
         while self._relaxed is None and self._done is None and self._take(0.0):
             pass
         return self._relaxed is not None
