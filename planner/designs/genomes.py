@@ -108,7 +108,8 @@ def model_genomes(pm: PipelineModel, catalog: Any, node_counts: dict[str, int], 
 
 def add_genome_rows(m: Any, pm: PipelineModel, catalog: Any, *, year: int, bound: float, nodes: list[str],
                     tiers: list[str], active: Any, fixed_count: Any, core_share: float, rho_max: float,
-                    reserved_tb: float, turnaround_limit_hours: float | None) -> dict[int, float]:
+                    reserved_tb: float, turnaround_limit_hours: float | None,
+                    share_levels: bool = True) -> dict[int, float]:
     """The optimiser's rows for one year (same terms as :func:`model_genomes`). Returns the genomes/day
     variables whose sum must reach the demand.
 
@@ -118,6 +119,16 @@ def add_genome_rows(m: Any, pm: PipelineModel, catalog: Any, *, year: int, bound
     capacity (less the ingest a flash tier keeps) bound them. With one tier and one level chosen this
     is exactly the evaluation's best (tier, level) allocation, in far fewer variables than one copy
     of every node per tier and level.
+
+    Only the chosen level carries genomes, so a node's time, a tier's operations and its fast capacity
+    are shared across the levels: sum_l g[n, l] / rate[n, l] <= nodes_n, sum_l h[k, l] / cap[k, l] <=
+    units_k and sum_l f[k, l] + reserve w_k <= ws units_k. These rows (``level_shares``) cut nothing
+    with z whole; with z fractional (the LP, the second process's storage-only relaxation) they stop
+    the same nodes and units counting once per level. On bench_service_level they raise the storage-only
+    relaxation's bound by 0.03-0.15 % (path seed 141: to the bound the relaxation with every tier and
+    level binary whole proves) and 14 of 21 path seeds meet the 0.5 % gap in 30 s, against 10
+    (docs/performance.md). HiGHS alone on a single-demand plan is slower with them (bench_design:
+    6.1-7.0 s against 5.1-5.3 s), so the optimiser asks for them (``share_levels``) with a service level.
 
     ``m``: the optimiser's model (``var``, ``row``); ``active(kind, name, year)``: purchase variables
     in service; ``fixed_count(kind, name, year)``: units owned before or fixed by the plan.
@@ -136,6 +147,9 @@ def add_genome_rows(m: Any, pm: PipelineModel, catalog: Any, *, year: int, bound
         m.row({w[k]: 1.0} | {j: -1.0 for j in active("storage", k, year)}, -inf,
               float(fixed_count("storage", k, year)))
     g_all: dict[int, float] = {}
+    node_time: dict[str, dict[int, float]] = {n: {} for n in present}  # g[n, l] / rate[n, l], every level
+    tier_ops: dict[str, dict[int, float]] = {k: {} for k in usable}  # h[k, l] / cap[k, l]
+    tier_fast: dict[str, dict[int, float]] = {k: {} for k in usable}  # f[k, l]
     for lv in levels:
         gs: dict[int, float] = {}
         flight: dict[int, float] = {}
@@ -147,6 +161,8 @@ def add_genome_rows(m: Any, pm: PipelineModel, catalog: Any, *, year: int, bound
             gs[g] = 1.0
             flight[g] = r.in_flight_per_genome_per_day * pm.working_set_gb / 1000.0  # TB per genome/day
             rate = r.genomes_per_day_per_node
+            if rate > 0:
+                node_time[n][g] = 1.0 / rate
             m.row({g: 1.0} | {j: -rate for j in active("node", n, year)}, -inf, rate * fixed_count("node", n, year))
         if not gs:
             m.row({z[lv]: 1.0}, -inf, 0.0)
@@ -167,6 +183,9 @@ def add_genome_rows(m: Any, pm: PipelineModel, catalog: Any, *, year: int, bound
             cap = terms.genomes_per_day_per_unit(pm.pipeline, lv)
             if cap != inf:
                 m.row({h: 1.0} | {j: -cap for j in units}, -inf, cap * units_fixed)
+                if cap > 0:
+                    tier_ops[k][h] = 1.0 / cap
+            tier_fast[k][f] = 1.0
             ws = terms.working_set_tb_per_unit
             if ws is not None:
                 reserve = reserved_tb if terms.holds_ingest else 0.0
@@ -174,4 +193,30 @@ def add_genome_rows(m: Any, pm: PipelineModel, catalog: Any, *, year: int, bound
         m.row(gs | h_sum, 0.0, 0.0)  # the level's genomes/day go to the chosen tier
         m.row(flight | f_sum, 0.0, 0.0)  # and so do their genomes in flight
         g_all |= gs
+    if share_levels:
+        _level_shares(m, pm, year, node_time, tier_ops, tier_fast, w, active, fixed_count, reserved_tb)
     return g_all
+
+
+def _level_shares(m: Any, pm: PipelineModel, year: int, node_time: dict[str, dict[int, float]],
+                  tier_ops: dict[str, dict[int, float]], tier_fast: dict[str, dict[int, float]],
+                  w: dict[str, int], active: Any, fixed_count: Any, reserved_tb: float) -> None:
+    """The rows sharing a node's time and a tier's operations and fast capacity across the levels
+    (:func:`add_genome_rows`): valid with one level chosen, tighter than the per-level rows without."""
+    inf = float("inf")
+
+    def own(kind: str, name: str, coef: float) -> dict[int, float]:
+        return {j: -coef for j in active(kind, name, year)}
+
+    for n, terms in node_time.items():
+        if len(terms) > 1:
+            m.row(terms | own("node", n, 1.0), -inf, float(fixed_count("node", n, year)))
+    for k, terms in tier_ops.items():
+        if len(terms) > 1:
+            m.row(terms | own("storage", k, 1.0), -inf, float(fixed_count("storage", k, year)))
+    for k, terms in tier_fast.items():
+        tier = pm.tier(k)
+        ws = tier.working_set_tb_per_unit
+        if ws is not None and len(terms) > 1:
+            reserve = reserved_tb if tier.holds_ingest else 0.0
+            m.row(terms | {w[k]: reserve} | own("storage", k, ws), -inf, ws * float(fixed_count("storage", k, year)))

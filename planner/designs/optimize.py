@@ -282,7 +282,7 @@ def _build(design: Design, catalog: Catalog, model: CostModel, nodes: list[str],
                                                                                 if a.kind == "node"}),
                 tiers=tiers, active=active, fixed_count=fixed_count, core_share=share,
                 rho_max=design.storage_utilisation_max, reserved_tb=design.flash_days * d.ingest_tb_per_day,
-                turnaround_limit_hours=design.turnaround_hours)
+                turnaround_limit_hours=design.turnaround_hours, share_levels=sla is not None)
             demand_row(g_model, d.genomes_per_day, ("genomes_per_day", t, "genomes/day", d.genomes_per_day))
         elif g_bound > 0:
             g_vars: dict[int, float] = {}

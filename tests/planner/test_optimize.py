@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from planner.designs.capacity import CostParams, Design, Purchase, YearDemand, evaluate_design
-from planner.designs.optimize import optimize_design
+from planner.designs.capacity import CostParams, Design, Purchase, YearDemand, evaluate_design, pipeline_model
+from planner.designs.genomes import add_genome_rows
+from planner.designs.optimize import _Model, optimize_design
 from planner.designs.scenario import optimize_scenario
 from planner.hardware.catalog import Catalog, load_catalog
 from planner.hardware.costmodel import CostModel
+from planner.hardware.design_model import utilisation_levels
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -185,3 +187,33 @@ def test_genomes_with_turnaround_levels_and_flash_working_sets_match_enumeration
         key = ("node", p.node_type, p.year) if p.node_type else ("storage", p.storage_system, p.year)
         assert p.count < choices[key]
     assert res.npv_usd == pytest.approx(_enumerate(design, catalog, choices), rel=1e-9)
+
+
+def test_the_lp_relaxation_counts_a_node_at_one_utilisation_level_only(catalog: Catalog) -> None:
+    """With the level binaries fractional, the per-level rows alone let the same nodes serve at every
+    level at once; the rows sharing a node's time across the levels (genomes.add_genome_rows) hold the
+    LP to what the nodes serve at their best level: at least demand / best rate nodes."""
+    design = Design(name="levels", start_year=2015, end_year=2015, flash_days=7,
+                    demand={2015: YearDemand(2015, core_hours=0, storage_tb=0, genomes_per_day=3,
+                                             ingest_tb_per_day=2, files=0)},
+                    costs=CostParams(discount_rate=0.05))
+    pm = pipeline_model(design, catalog)
+    assert pm is not None
+    m = _Model()
+    node = m.var(1.0, 0, 100, True)
+    unit = m.var(0.0, 0, 100, True)  # free storage: only the nodes cost
+
+    def active(kind: str, name: str, _year: int) -> list[int]:
+        own = {("node", "haswell"): [node], ("storage", "flash-gss"): [unit]}
+        return own.get((kind, name), [])
+
+    served = add_genome_rows(m, pm, catalog, year=2015, bound=10.0, nodes=["haswell"], tiers=["flash-gss"],
+                             active=active, fixed_count=lambda *_: 0.0, core_share=1.0,
+                             rho_max=design.storage_utilisation_max, reserved_tb=14.0, turnaround_limit_hours=None)
+    m.row(served, 3.0, math.inf)
+    levels = utilisation_levels(design.storage_utilisation_max)
+    assert len(levels) > 1
+    best_rate = max(pm.option("haswell", lv, 1.0).genomes_per_day_per_node for lv in levels)
+    lp = m.solve(10.0, 0.0, lp_only=True)
+    assert lp.x is not None
+    assert lp.x[node] >= 3.0 / best_rate * (1 - 1e-9)
