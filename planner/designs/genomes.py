@@ -122,11 +122,11 @@ def add_genome_rows(m: Any, pm: PipelineModel, catalog: Any, *, year: int, bound
 
     Only the chosen level carries genomes, so a node's time, a tier's operations and its fast capacity
     are shared across the levels: sum_l g[n, l] / rate[n, l] <= nodes_n, sum_l h[k, l] / cap[k, l] <=
-    units_k and sum_l f[k, l] + reserve w_k <= ws units_k. These rows (``level_shares``) cut nothing
+    units_k and sum_l f[k, l] + reserve w_k <= ws units_k. These rows (``_level_shares``) cut nothing
     with z whole; with z fractional (the LP, the second process's storage-only relaxation) they stop
     the same nodes and units counting once per level. On bench_service_level they raise the storage-only
     relaxation's bound by 0.03-0.15 % (path seed 141: to the bound the relaxation with every tier and
-    level binary whole proves) and 14 of 21 path seeds meet the 0.5 % gap in 30 s, against 10
+    level binary whole proves) and 13-14 of 21 path seeds meet the 0.5 % gap in 30 s, against 10
     (docs/performance.md). HiGHS alone on a single-demand plan is slower with them (bench_design:
     6.1-7.0 s against 5.1-5.3 s), so the optimiser asks for them (``share_levels``) with a service level.
 
