@@ -147,9 +147,13 @@ def add_genome_rows(m: Any, pm: PipelineModel, catalog: Any, *, year: int, bound
         m.row({w[k]: 1.0} | {j: -1.0 for j in active("storage", k, year)}, -inf,
               float(fixed_count("storage", k, year)))
     g_all: dict[int, float] = {}
-    node_time: dict[str, dict[int, float]] = {n: {} for n in present}  # g[n, l] / rate[n, l], every level
-    tier_ops: dict[str, dict[int, float]] = {k: {} for k in usable}  # h[k, l] / cap[k, l]
-    tier_fast: dict[str, dict[int, float]] = {k: {} for k in usable}  # f[k, l]
+    # the level shares (above): per node type or tier, every level's term of the per-level row, and once the
+    # row's level-independent rest and bound
+    shared: dict[tuple[str, str], tuple[dict[int, float], dict[int, float], float]] = {}
+
+    def share(key: tuple[str, str], term: dict[int, float], rest: dict[int, float], rhs: float) -> None:
+        shared.setdefault(key, ({}, rest, rhs))[0].update(term)
+
     for lv in levels:
         gs: dict[int, float] = {}
         flight: dict[int, float] = {}
@@ -161,9 +165,10 @@ def add_genome_rows(m: Any, pm: PipelineModel, catalog: Any, *, year: int, bound
             gs[g] = 1.0
             flight[g] = r.in_flight_per_genome_per_day * pm.working_set_gb / 1000.0  # TB per genome/day
             rate = r.genomes_per_day_per_node
-            if rate > 0:
-                node_time[n][g] = 1.0 / rate
-            m.row({g: 1.0} | {j: -rate for j in active("node", n, year)}, -inf, rate * fixed_count("node", n, year))
+            own, owned = active("node", n, year), float(fixed_count("node", n, year))
+            m.row({g: 1.0} | {j: -rate for j in own}, -inf, rate * owned)
+            if rate > 0:  # the same row over the rate
+                share(("node", n), {g: 1.0 / rate}, dict.fromkeys(own, -1.0), owned)
         if not gs:
             m.row({z[lv]: 1.0}, -inf, 0.0)
             continue
@@ -184,39 +189,26 @@ def add_genome_rows(m: Any, pm: PipelineModel, catalog: Any, *, year: int, bound
             if cap != inf:
                 m.row({h: 1.0} | {j: -cap for j in units}, -inf, cap * units_fixed)
                 if cap > 0:
-                    tier_ops[k][h] = 1.0 / cap
-            tier_fast[k][f] = 1.0
+                    share(("ops", k), {h: 1.0 / cap}, dict.fromkeys(units, -1.0), units_fixed)
             ws = terms.working_set_tb_per_unit
             if ws is not None:
                 reserve = reserved_tb if terms.holds_ingest else 0.0
-                m.row({f: 1.0, w[k]: reserve} | {j: -ws for j in units}, -inf, ws * units_fixed)
+                rest = {w[k]: reserve} | {j: -ws for j in units}
+                m.row({f: 1.0} | rest, -inf, ws * units_fixed)
+                share(("fast", k), {f: 1.0}, rest, ws * units_fixed)
         m.row(gs | h_sum, 0.0, 0.0)  # the level's genomes/day go to the chosen tier
         m.row(flight | f_sum, 0.0, 0.0)  # and so do their genomes in flight
         g_all |= gs
     if share_levels:
-        _level_shares(m, pm, year, node_time, tier_ops, tier_fast, w, active, fixed_count, reserved_tb)
+        _level_shares(m, [shared.get((kind, name)) for kind, names in (("node", present), ("ops", usable),
+                                                                       ("fast", usable)) for name in names])
     return g_all
 
 
-def _level_shares(m: Any, pm: PipelineModel, year: int, node_time: dict[str, dict[int, float]],
-                  tier_ops: dict[str, dict[int, float]], tier_fast: dict[str, dict[int, float]],
-                  w: dict[str, int], active: Any, fixed_count: Any, reserved_tb: float) -> None:
+def _level_shares(m: Any, rows: list[tuple[dict[int, float], dict[int, float], float] | None]) -> None:
     """The rows sharing a node's time and a tier's operations and fast capacity across the levels
-    (:func:`add_genome_rows`): valid with one level chosen, tighter than the per-level rows without."""
-    inf = float("inf")
-
-    def own(kind: str, name: str, coef: float) -> dict[int, float]:
-        return {j: -coef for j in active(kind, name, year)}
-
-    for n, terms in node_time.items():
-        if len(terms) > 1:
-            m.row(terms | own("node", n, 1.0), -inf, float(fixed_count("node", n, year)))
-    for k, terms in tier_ops.items():
-        if len(terms) > 1:
-            m.row(terms | own("storage", k, 1.0), -inf, float(fixed_count("storage", k, year)))
-    for k, terms in tier_fast.items():
-        tier = pm.tier(k)
-        ws = tier.working_set_tb_per_unit
-        if ws is not None and len(terms) > 1:
-            reserve = reserved_tb if tier.holds_ingest else 0.0
-            m.row(terms | {w[k]: reserve} | own("storage", k, ws), -inf, ws * float(fixed_count("storage", k, year)))
+    (:func:`add_genome_rows`): each the sum over the levels of a per-level row, valid with one level chosen,
+    tighter than the per-level rows without. ``rows``: (the levels' terms, the rest, the bound) or None."""
+    for row in rows:
+        if row is not None and len(row[0]) > 1:
+            m.row(row[0] | row[1], -float("inf"), row[2])
