@@ -141,7 +141,8 @@ def combined_chart(projection: dict[str, Any]) -> dict[str, Any]:
                                     for r in projection["years"]]}},
     ]
     layout = _layout("Combined projection per year (p10-p90 of the trend as bars)",
-                     "core-hours/year — " + projection["convention"][:80], x_title="year", barmode="stack")
+                     "core-hours / year (reference core: see the convention)", x_title="year",
+                     barmode="stack")
     return {"data": data, "layout": layout}
 
 

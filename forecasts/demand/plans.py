@@ -220,6 +220,9 @@ def combined_projection(
             "trend_stored_pb": {k: s[k] for k in ("median", "p10", "p90")} if s else None,
             # a trend year with fewer than 12 months (observed + forecast) is not a year's total
             "partial": bool((t and not t.get("complete", True)) or (py is not None and py.months < 12)),
+            # a year outside the plan has no plan figure (not zero genomics); a stock with neither source, no figure
+            "in_plan": py is not None,
+            "has_storage": py is not None or s is not None,
         }
         row["core_hours_ref"] = {k: plan_ch + (row["trend_core_hours_ref"][k] if t else 0.0)
                                  for k in ("median", "p10", "p90")}

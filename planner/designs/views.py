@@ -122,7 +122,10 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
     ev = _evaluated(design, request)
     ctx: dict[str, Any] = {"design": design, "ev": ev, "versions": _history(design),
                            "runs": design.optimizer_runs.all()[:10],
-                           "newer": design.revisions.order_by("-version").first()}
+                           "newer": design.revisions.order_by("-version").first(),
+                           # a design with nothing bought states a problem: the plan the optimiser found for it
+                           "solved_by": None if design.scenario.get("purchases") else design.optimizer_runs.filter(
+                               result_design__isnull=False).select_related("result_design").first()}
     if ev:
         series = [(design.name, ev.result)]
         ctx |= {

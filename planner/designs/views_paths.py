@@ -51,8 +51,10 @@ def design_use_newest(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @planner_required
+@require_POST
 def design_from_forecast_view(request: HttpRequest, fit: int) -> HttpResponse:
-    """GET: start a design (then edit it) whose demand and paths come from a core-hours forecast."""
+    """POST (it creates a design; the fit page's button): start a design, then edit it, whose demand and paths
+    come from a core-hours forecast and, with ``plan``, a sequencer plan."""
     row = get_object_or_404(ForecastFit, pk=fit, metric=ForecastFit.Metric.CORE_HOURS)
     whole = sorted(int(y["year"]) for y in (row.yearly or []) if y.get("complete", True) and not y.get("partial")
                    and int(y["year"]) > row.through.year)
@@ -60,9 +62,9 @@ def design_from_forecast_view(request: HttpRequest, fit: int) -> HttpResponse:
         messages.error(request, f"Forecast #{row.pk} has no whole future year: refit it with a longer horizon.")
         return redirect("forecasts")
     plan = None
-    if request.GET.get("plan"):
+    if request.POST.get("plan"):
         try:
-            plan = SequencerPlan.objects.filter(pk=int(request.GET["plan"])).first()
+            plan = SequencerPlan.objects.filter(pk=int(request.POST["plan"])).first()
         except ValueError:
             plan = None
     try:

@@ -72,6 +72,22 @@ def row_counts(*models: Any) -> list[int]:
         return [int(n) for n in cursor.fetchone()]
 
 
+def chargeback_status(user: Any) -> dict[str, str]:
+    """The latest whole month's statements: a month the logs end inside is billed so far, not comparable with
+    whole months, so the card quotes the month before and names the partial one (as the headline figures)."""
+    statements = scope_by_department(Statement.objects.filter(is_current=True), user)
+    partial = partial_month()
+    whole = statements.filter(month__lt=partial[0]) if partial is not None else statements
+    latest = whole.aggregate(m=Max("month"))["m"]
+    if not latest:
+        return {}
+    month = whole.filter(month=latest).aggregate(t=Sum("total_usd"), n=Count("pk"))
+    line = f"{latest:%B %Y}: ${month['t'] or 0:,.2f} across {month['n']} department statements"
+    if partial is not None and statements.filter(month=partial[0]).exists():
+        line += f" ({partial[0]:%B %Y} so far: partial, the logs end {partial[1]:%-d %B})"
+    return {"chargeback": line}
+
+
 def area_status(user: Any) -> dict[str, str]:
     """One line per area saying what is there (the area card shows it under its question)."""
     status: dict[str, str] = {}
@@ -82,11 +98,7 @@ def area_status(user: Any) -> dict[str, str]:
         status["usage"] = (f"{usage['jobs']:,} jobs from {usage['clusters']} cluster"
                            f"{'s' if usage['clusters'] != 1 else ''}; {snapshots} storage scan"
                            f"{'s' if snapshots != 1 else ''}")
-    statements = scope_by_department(Statement.objects.filter(is_current=True), user)
-    latest = statements.aggregate(m=Max("month"))["m"]
-    if latest:
-        month = statements.filter(month=latest).aggregate(t=Sum("total_usd"), n=Count("pk"))
-        status["chargeback"] = f"{latest:%B %Y}: ${month['t'] or 0:,.2f} across {month['n']} department statements"
+    status |= chargeback_status(user)
     if not sees_everything(user):
         return status
     fits = (ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS).order_by("-created_at")

@@ -175,3 +175,17 @@ def test_api_external_series_upload_and_forecast(client: Client, planner_user: A
     assert fc.status_code == 201
     body = fc.json()
     assert len(body["forecast"]) == 3 and body["backtest"]["origins"] >= 2 and body["units"] == "USD/TB"
+
+
+def test_a_year_outside_the_plan_has_no_plan_figure_and_no_storage_figure_without_a_trend(
+        client: Client, loaded: dict[str, Any], planner_user: Any) -> None:
+    from forecasts.demand.plans import combined_projection
+
+    proj = combined_projection(plan_row=loaded["plan"], core_fit=loaded["fit"])
+    rows = {r["year"]: r for r in proj["years"]}
+    assert rows[2016]["in_plan"] and rows[2016]["has_storage"] and rows[2016]["plan_stored_pb"] > 0
+    assert not rows[2022]["in_plan"] and not rows[2022]["has_storage"]  # the plan ends in 2019; usage from 2020
+    html = login(client, planner_user).get(
+        f"/forecasts/combined/?plan={loaded['plan'].pk}&fit={loaded['fit'].pk}").content.decode()
+    row_2022 = html[html.index("<tr><td>2022"):].split("</tr>")[0]
+    assert "no storage figure" in row_2022 and "0.00" not in row_2022

@@ -33,3 +33,21 @@ def test_a_viewer_without_usage_in_their_department_sees_the_empty_state(
         client: Any, genomics_viewer: Any) -> None:
     html = login(client, genomics_viewer).get("/").content.decode()
     assert "No usage loaded yet" in html
+
+
+def test_the_chargeback_card_quotes_the_last_whole_month_and_names_the_partial_one(
+        tmp_path: Path, client: Any, planner_user: Any, departments: Any) -> None:
+    from decimal import Decimal
+
+    from forecasts.chargeback.models import Statement
+
+    path = tmp_path / "jobs.txt"
+    path.write_text("".join(slurm_lines(500, start=datetime(2025, 1, 1, tzinfo=UTC),
+                                        end=datetime(2025, 3, 6, tzinfo=UTC))))
+    ingest_run_execute(ingest_run_create(cluster_name="c", fmt="slurm", paths=[path]).pk)
+    dept = departments["genomics"]
+    Statement.objects.create(department=dept, month=date(2025, 2, 1), fingerprint="feb", total_usd=Decimal("4000"))
+    Statement.objects.create(department=dept, month=date(2025, 3, 1), fingerprint="mar", total_usd=Decimal("300"))
+    html = login(client, planner_user).get("/").content.decode()
+    assert "February 2025: $4,000.00 across 1 department statements (March 2025 so far: partial" in html
+    assert "March 2025: $300.00" not in html

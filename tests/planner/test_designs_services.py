@@ -23,6 +23,7 @@ from planner.hardware.services import (
     catalog_load_yaml,
 )
 from planner.models import Benchmark, Design, DesignEvaluation, NodeType, OptimizerRun, StorageSystem
+from tests.helpers import login
 from tests.planner.designs_data import SCENARIOS, load_catalog_and_designs
 
 pytestmark = pytest.mark.django_db
@@ -131,7 +132,7 @@ def test_the_sensitivity_is_computed_once_and_stored() -> None:
     assert ev.sensitivity == sens
 
 
-def test_an_optimiser_run_stores_the_plan_and_can_be_saved_as_a_design() -> None:
+def test_an_optimiser_run_stores_the_plan_and_can_be_saved_as_a_design(client: Any, planner_user: Any) -> None:
     designs = load_catalog_and_designs()
     run = OptimizerRun.objects.create(design=designs["optimised"], params={"time_limit_s": 20})
     run = optimizer_run_execute(run.pk)
@@ -141,6 +142,11 @@ def test_an_optimiser_run_stores_the_plan_and_can_be_saved_as_a_design() -> None
     ev = design_evaluate(design=saved)
     assert ev.feasible
     assert ev.npv_usd == pytest.approx(run.result["npv_usd"], rel=1e-6)
+    # the problem's page (nothing bought, so short every year) points to the plan found for it; the plan's does not
+    login(client, planner_user)
+    html = client.get(f"/designs/{designs['optimised'].pk}/").content.decode()
+    assert 'id="solved-by"' in html and f'href="/designs/{saved.pk}/"' in html and f"run #{run.pk}" in html
+    assert 'id="solved-by"' not in client.get(f"/designs/{saved.pk}/").content.decode()
 
 
 def test_an_infeasible_run_says_which_constraint_in_which_year_and_by_how_much() -> None:

@@ -44,3 +44,27 @@ def test_a_planner_sees_the_chance_buys_90_percent_and_reads_the_cost_curve(page
     _drawn(page, "fig-confidence")
     assert "95%" in page.locator("#confidence-table").inner_text()
     screenshot(page, "designs-cost-of-confidence")
+
+
+def test_a_planner_starts_a_design_from_a_forecast_page_and_sees_the_chance_each_year(
+        page_as: Any, live_server: Any, planner_user: Any, departments: dict[str, Any]) -> None:
+    from forecasts.demand.series import SeriesSpec, forecast_fit_create
+    from planner.designs.models import Design
+    from planner.hardware.services import catalog_load_yaml
+    from tests.forecasts.forecast_factories import usage_history
+
+    catalog_load_yaml()
+    usage_history(departments, months=48)
+    fit = forecast_fit_create(SeriesSpec("core_hours"), horizon_months=36)
+    page = page_as(planner_user)
+    page.goto(f"{live_server.url}/forecasts/fits/{fit.pk}/")
+    page.click("text=Start a design from this forecast")  # a POST button: visiting its address makes nothing
+    page.wait_for_url("**/designs/*/edit/")
+    design = Design.objects.latest("pk")
+    assert design.scenario["uncertainty"]["forecast"]["core_fit"] == fit.pk
+    page.click("text=Save and evaluate")
+    page.wait_for_selector("#chance-table")
+    table = page.locator("#chance-table").inner_text()
+    assert all(str(y) in table for y in (2024, 2025, 2026)) and "%" in table
+    assert "core-hours at target in 2024" in page.locator(".kpis").inner_text()
+    screenshot(page, "designs-from-forecast")

@@ -88,13 +88,19 @@ def test_a_design_started_from_a_forecast_is_judged_on_its_paths_and_follows_new
     usage_history(departments, months=48)
     fit = forecast_fit_create(SeriesSpec("core_hours"), horizon_months=36)
     login(client, planner_user)
-    resp = client.get(f"/designs/from-forecast/{fit.pk}/")
+    fit_page = client.get(f"/forecasts/fits/{fit.pk}/").content.decode()
+    assert f'method="post" action="/designs/from-forecast/{fit.pk}/"' in fit_page  # a button: it creates a design
+    before = Design.objects.count()
+    assert client.get(f"/designs/from-forecast/{fit.pk}/").status_code == 405  # a visit (a prefetch) makes nothing
+    assert Design.objects.count() == before
+    resp = client.post(f"/designs/from-forecast/{fit.pk}/")
     design = Design.objects.latest("pk")
     assert resp.status_code == 302 and resp["Location"] == f"/designs/{design.pk}/edit/"
     assert design.scenario["uncertainty"]["forecast"] == {"core_fit": fit.pk}
     design_evaluate(design=design)
     html = client.get(f"/designs/{design.pk}/").content.decode()
     assert 'id="chance-table"' in html and "core-hours forecast" in html
+    assert 'id="kpi-core-hours"' in html and " on None" not in html  # no genomics: the compute figures, not empty ones
     newer = forecast_fit_create(SeriesSpec("core_hours"), horizon_months=36)
     html = client.get(f"/designs/{design.pk}/").content.decode()
     assert f"core_fit #{newer.pk}" in html
@@ -108,7 +114,7 @@ def test_a_department_viewer_cannot_buy_or_start_designs(client: Any, genomics_v
     design = _design()
     login(client, genomics_viewer)
     assert client.post(f"/designs/{design.pk}/service-level/", {"service_level": "90"}).status_code == 403
-    assert client.get("/designs/from-forecast/1/").status_code == 403
+    assert client.post("/designs/from-forecast/1/").status_code == 403
     assert not OptimizerRun.objects.exists()
 
 
