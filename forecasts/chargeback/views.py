@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from forecasts.accounting.models import Institution, Project
+from forecasts.accounting.selectors import logs_partial_month
 from forecasts.chargeback import selectors as sel
 from forecasts.chargeback.charts import ytd_figure
 from forecasts.chargeback.exports import statement_csv, statement_pdf, statement_xlsx
@@ -53,9 +54,14 @@ def index(request: HttpRequest) -> HttpResponse:
     if not months:
         context["area"] = AREAS_BY_SLUG["chargeback"]
         return render(request, "chargeback/empty.html", context)
-    month = _month_param(request, months[0])
+    # the logs may end inside the latest month (exported on the 6th): its statements bill the usage so far, so
+    # the page opens on the latest whole month and marks that one (as the dashboard does)
+    partial = logs_partial_month()
+    whole = [m for m in months if partial is None or m != partial[0]]
+    month = _month_param(request, whole[0] if whole else months[0])
     statements = sel.month_overview(request.user, month) if month else []
     context.update({"month": month, "statements": statements, "totals": sel.totals(statements),
+                    "partial": partial, "logs_end_inside": partial is not None and month == partial[0],
                     "provisional": bool(month) and month_is_provisional(month, timezone.now().date()),
                     "no_storage": bool(statements) and all(NO_STORAGE_NOTE in s.notes for s in statements)})
     return render(request, "chargeback/index.html", context)

@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 from django.apps import apps
-from django.db.models import Count, Max, Sum
+from django.db.models import Count, Sum
 
-from forecasts.accounting.models import Cluster, Department, IngestRun, UsageMonthly
+from forecasts.accounting.models import Cluster, Department, UsageMonthly
+from forecasts.accounting.selectors import logs_partial_month
 from forecasts.demand.engine import STAT_MEMBERS, ShortHistoryError
 from forecasts.demand.engine import forecast as engine_forecast
 from forecasts.demand.engine.backtest import MAX_ORIGINS
@@ -198,21 +199,6 @@ def monthly_series(spec: SeriesSpec, *, through: date | None = None) -> MonthlyS
     if spec.metric != "storage_pb":
         _drop_partial_month(series, logs_partial_month(spec.cluster))
     return series
-
-
-def logs_partial_month(cluster: Cluster | None = None) -> tuple[date, Any] | None:
-    """The month the accounting logs end inside (e.g. exported on the 6th), with the logs' end,
-    or None when the latest completed load reaches its month's last day."""
-    runs = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED)
-    if cluster is not None:
-        runs = runs.filter(cluster=cluster)
-    latest_end = runs.aggregate(m=Max("last_end"))["m"]
-    if latest_end is None:
-        return None
-    month = latest_end.date().replace(day=1)
-    if (add_months(month, 1) - latest_end.date()).days <= 1:
-        return None
-    return month, latest_end
 
 
 def _drop_partial_month(series: MonthlySeries, partial: tuple[date, Any] | None) -> None:

@@ -6,13 +6,13 @@ so the dashboard stays fast whatever the number of jobs.
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
 from django.db import connection
 from django.db.models import Count, Max, Sum
 
-from forecasts.accounting.models import Department, IngestRun
+from forecasts.accounting.models import Department
+from forecasts.accounting.selectors import logs_partial_month
 from forecasts.chargeback.models import Statement
 from forecasts.demand.growth.calendar import add_months
 from forecasts.demand.models import ForecastFit
@@ -25,24 +25,11 @@ from planner.reports.models import GrantReport
 from planner.roles import scope_by_department, sees_everything
 
 
-def partial_month() -> tuple[date, Any] | None:
-    """The latest month with usage when the logs end inside it (e.g. exported on the 6th): its
-    figures are not comparable with whole months, so the dashboard leaves it out and says so."""
-    latest_end = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED).aggregate(m=Max("last_end"))["m"]
-    if latest_end is None:
-        return None
-    month = latest_end.date().replace(day=1)
-    next_month = add_months(month, 1)
-    if (next_month - latest_end.date()).days <= 1:
-        return None  # the logs reach the month's last day
-    return month, latest_end
-
-
 @rollup_cached
 def headline(user: Any) -> dict[str, Any]:
     """Jobs, core-hours and users of the last 12 whole months with usage, for the user's departments."""
     visible = usage_filtered(user=user)
-    partial = partial_month()
+    partial = logs_partial_month()
     if partial is not None:
         visible = visible.filter(month__lt=partial[0])
     last = visible.aggregate(m=Max("month"))["m"]
@@ -76,7 +63,7 @@ def chargeback_status(user: Any) -> dict[str, str]:
     """The latest whole month's statements: a month the logs end inside is billed so far, not comparable with
     whole months, so the card quotes the month before and names the partial one (as the headline figures)."""
     statements = scope_by_department(Statement.objects.filter(is_current=True), user)
-    partial = partial_month()
+    partial = logs_partial_month()
     whole = statements.filter(month__lt=partial[0]) if partial is not None else statements
     latest = whole.aggregate(m=Max("month"))["m"]
     if not latest:

@@ -117,3 +117,26 @@ def test_the_month_in_progress_is_marked_provisional_on_the_statement_page_the_c
     listed = {row["month"]: row["provisional"] for row in client.get("/api/v1/chargeback/statements/").json()[
         "results"]}
     assert listed == {f"{this_month:%Y-%m}": True, "2024-03": False}
+
+
+@pytest.mark.django_db
+def test_the_page_opens_on_the_last_whole_month_and_marks_the_month_the_logs_end_inside(
+        client: Any, planner_user: Any, departments: dict[str, Any], tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from forecasts.accounting.load import ingest_run_create, ingest_run_execute
+    from forecasts.accounting.parsers.synth import slurm_lines
+    from forecasts.chargeback.models import Statement
+
+    path = tmp_path / "jobs.txt"
+    path.write_text("".join(slurm_lines(300, start=datetime(2025, 1, 1, tzinfo=UTC),
+                                        end=datetime(2025, 3, 6, tzinfo=UTC))))
+    ingest_run_execute(ingest_run_create(cluster_name="c", fmt="slurm", paths=[path]).pk)
+    for month, fp in ((date(2025, 2, 1), "feb"), (date(2025, 3, 1), "mar")):
+        Statement.objects.create(department=departments["genomics"], month=month, fingerprint=fp)
+    client.force_login(planner_user)
+    html = client.get("/chargeback/").content.decode()
+    assert "Chargeback &middot; February 2025" in html and 'id="logs-end-inside"' not in html
+    assert "2025-03 (partial)</a>" in html
+    march = client.get("/chargeback/?month=2025-03").content.decode()
+    assert 'id="logs-end-inside"' in march and "The accounting logs end on 6 March 2025" in march
