@@ -7,7 +7,7 @@ Only plain dicts and lists: the templates ship them with ``json_script`` and the
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from forecasts.usage.cache import rollup_cached
@@ -76,10 +76,50 @@ def _month_ticks(n_months: int) -> dict[str, str]:
 
 @rollup_cached
 def usage_figure(*, title: str = "Core-hours per month by department", before: date | None = None,
-                 **filters: Any) -> dict[str, Any]:
+                 partial: tuple[date, datetime] | None = None, **filters: Any) -> dict[str, Any]:
     """``usage_area_figure`` of the person's ``usage_monthly_by_department(**filters)`` (months before
-    ``before`` only, when given), cached with the rows it is drawn from: until the rollups change."""
+    ``before`` only, when given), cached with the rows it is drawn from: until the rollups change.
+
+    ``partial``: (month, logs' end) when the accounting logs end inside that month: it is left out of the
+    stacked area (a month of a few days would draw a cliff) and drawn apart as faded stacked bars, per
+    department, its usage so far (hover and legend say "partial")."""
     rows = usage_monthly_by_department(**filters)
-    if before is not None:
-        rows = [r for r in rows if r["month"] < before]
-    return usage_area_figure(rows, title=title)
+    cut = partial[0] if partial is not None else before
+    whole = [r for r in rows if r["month"] < cut] if cut is not None else rows
+    figure = usage_area_figure(whole, title=title)
+    if partial is not None:
+        _partial_bars(figure, [r for r in rows if r["month"] == partial[0]], partial, whole_months=len(
+            {r["month"] for r in whole}))
+    return figure
+
+
+def _partial_bars(figure: dict[str, Any], rows: list[dict[str, Any]], partial: tuple[date, datetime],
+                  whole_months: int) -> None:
+    """The partial month's usage so far as faded bars stacked per department, grouped in the legend with the
+    department's area (a department seen only that month gets its own legend entry)."""
+    by_code: dict[str, float] = {}
+    names: dict[str, str] = {}
+    for r in rows:
+        by_code[r["department__code"]] = by_code.get(r["department__code"], 0.0) + float(r["core_hours"] or 0)
+        names[r["department__code"]] = r["department__name"]
+    if not any(v > 0 for v in by_code.values()):
+        return
+    short = whole_months <= 12
+    x = partial[0].strftime("%b %Y") if short else partial[0].isoformat()[:7]
+    colours = {t["name"]: t["line"]["color"] for t in figure["data"]}
+    for t in figure["data"]:
+        t["legendgroup"] = t["name"]
+    label = f"{partial[0]:%b %Y} so far (logs end {partial[1]:%-d %b})"
+    for i, code in enumerate(sorted(by_code, key=lambda c: (c == "unassigned", -by_code[c]))):
+        name = names[code]
+        colour = colours.get(name) or (UNASSIGNED_COLOUR if code == "unassigned" else PALETTE[i % len(PALETTE)])
+        figure["data"].append({
+            "type": "bar", "x": [x], "y": [round(by_code[code], 2)], "name": name, "legendgroup": name,
+            "showlegend": name not in colours, "marker": {"color": colour, "opacity": 0.4},
+            "width": 0.6 if short else 20 * 86_400_000,  # a category's share, or 20 days on a date axis
+            "hovertemplate": "%{y:,.0f} core-hours so far<extra>" + name + ", partial month</extra>",
+        })
+    layout = figure["layout"]
+    layout["barmode"] = "stack"
+    layout["annotations"] = [{"x": x, "y": 1.0, "yref": "paper", "yanchor": "bottom", "showarrow": False,
+                              "text": f"partial: {label}", "font": {"size": 11, "color": "#495057"}}]

@@ -24,6 +24,7 @@ from django.views.decorators.http import require_POST
 
 from forecasts.accounting.models import Cluster, Department, Identity, IdentityMapping, Project, UsageMonthly
 from forecasts.accounting.org import mappings_import_csv, usage_reattribute
+from forecasts.accounting.selectors import logs_partial_month
 from forecasts.usage import selectors
 from forecasts.usage.charts import usage_figure
 from forecasts.usage.selectors import usage_monthly_by_department
@@ -74,6 +75,12 @@ def usage_filters(request: HttpRequest) -> dict[str, Any]:
     }
 
 
+def _partial(filters: dict[str, Any]) -> Any:
+    """The month the chosen cluster's logs (all clusters' without one) end inside, drawn apart on the chart."""
+    cluster = Cluster.objects.filter(name=filters["cluster"]).first() if filters.get("cluster") else None
+    return logs_partial_month(cluster)
+
+
 def _query_string(request: HttpRequest) -> str:
     return request.GET.urlencode()
 
@@ -94,7 +101,8 @@ def usage(request: HttpRequest) -> HttpResponse:
         })
     filters = usage_filters(request)
     rows = usage_monthly_by_department(**filters)
-    figure = usage_figure(**filters)
+    partial = _partial(filters)
+    figure = usage_figure(partial=partial, **filters)
     ids = visible_department_ids(request.user)
     departments = Department.objects.all() if ids is None else Department.objects.filter(id__in=ids)
     queues = choices["queues"]
@@ -110,7 +118,8 @@ def usage(request: HttpRequest) -> HttpResponse:
     for d in table:
         d["share"] = d["core_hours"] / kpis["core_hours"] if kpis["core_hours"] else 0
     return render(request, "usage/usage.html", {
-        "figure": figure, "kpis": kpis, "table": table, "filters": filters, "query": _query_string(request),
+        "figure": figure, "partial": partial, "kpis": kpis, "table": table, "filters": filters,
+        "query": _query_string(request),
         "clusters": clusters, "queues": queues, "departments": departments,
         "start_value": request.GET.get("start", ""), "end_value": request.GET.get("end", ""),
         "planner": sees_everything(request.user), "is_admin": role_of(request.user) == ADMIN,
@@ -120,7 +129,8 @@ def usage(request: HttpRequest) -> HttpResponse:
 
 def usage_chart_json(request: HttpRequest) -> JsonResponse:
     """The usage page's figure as JSON, with the same filters and the same scoping."""
-    return JsonResponse(usage_figure(**usage_filters(request)))
+    filters = usage_filters(request)
+    return JsonResponse(usage_figure(partial=_partial(filters), **filters))
 
 
 def usage_csv(request: HttpRequest) -> HttpResponse:

@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from tests.forecasts.usage_data import GENOMICS_CORE_HOURS, UNASSIGNED_CORE_HOURS, load_usage
+from tests.forecasts.usage_data import GENOMICS_CORE_HOURS, UNASSIGNED_CORE_HOURS, figure_totals, load_usage
 from tests.helpers import login
 
 pytestmark = pytest.mark.django_db
@@ -21,8 +21,7 @@ def usage(tmp_path: Path, departments: dict[str, Any]) -> Any:
 
 
 def _department_totals(client: Any) -> dict[str, float]:
-    figure = client.get(reverse("usage")).context["figure"]
-    return {t["name"]: sum(t["y"]) for t in figure["data"]}
+    return figure_totals(client.get(reverse("usage")).context["figure"])
 
 
 def test_a_mappings_csv_loads_good_rows_and_reports_the_bad_line(client: Any, admin_user: Any, usage: Any) -> None:

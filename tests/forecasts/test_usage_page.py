@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from tests.forecasts.usage_data import CHEMISTRY_CORE_HOURS, GENOMICS_CORE_HOURS, UNASSIGNED_CORE_HOURS, load_usage
+from tests.forecasts.usage_data import (
+    CHEMISTRY_CORE_HOURS,
+    GENOMICS_CORE_HOURS,
+    UNASSIGNED_CORE_HOURS,
+    figure_totals,
+    load_usage,
+)
 from tests.helpers import login
 
 pytestmark = pytest.mark.django_db
@@ -26,10 +32,6 @@ def _csv(response: Any) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(response.content.decode())))
 
 
-def _trace_totals(figure: dict[str, Any]) -> dict[str, float]:
-    return {t["name"]: sum(t["y"]) for t in figure["data"]}
-
-
 def test_with_nothing_loaded_the_page_says_how_to_load_logs(client: Any, planner_user: Any) -> None:
     login(client, planner_user)
     text = client.get(reverse("usage")).content.decode()
@@ -42,13 +44,18 @@ def test_a_planner_sees_every_department_stacked_by_month(client: Any, planner_u
     response = client.get(reverse("usage"))
     assert response.status_code == 200
     figure = response.context["figure"]
-    assert _trace_totals(figure) == {
+    assert figure_totals(figure) == {
         "Structural and Chemical Biology": CHEMISTRY_CORE_HOURS,
         "Genetics and Genomic Sciences": GENOMICS_CORE_HOURS,
         "Unassigned": UNASSIGNED_CORE_HOURS,
     }
-    assert all(t["stackgroup"] == "usage" for t in figure["data"])
-    assert figure["data"][0]["x"] == ["Jan 2024", "Feb 2024"]
+    # the logs end on 20 February: January is stacked, February (usage so far) drawn apart as faded bars
+    areas = [t for t in figure["data"] if t["type"] == "scatter"]
+    bars = [t for t in figure["data"] if t["type"] == "bar"]
+    assert areas and all(t["stackgroup"] == "usage" and t["x"] == ["Jan 2024"] for t in areas)
+    assert bars and all(t["x"] == ["Feb 2024"] and "partial month" in t["hovertemplate"] for t in bars)
+    assert "partial: Feb 2024 so far (logs end 20 Feb)" in figure["layout"]["annotations"][0]["text"]
+    assert 'id="partial-month"' in response.content.decode()
     kpis = response.context["kpis"]
     assert kpis["jobs"] == 4 and kpis["core_hours"] == 240 and kpis["users"] == 3 and kpis["departments"] == 3
     assert 'data-figure="usage-figure"' in response.content.decode()
@@ -58,13 +65,13 @@ def test_filters_narrow_the_chart_the_json_and_the_csv_alike(client: Any, planne
     login(client, planner_user)
     query = {"queue": "express", "start": "2024-02", "end": "2024-02"}
     page = client.get(reverse("usage"), query)
-    assert _trace_totals(page.context["figure"]) == {"Genetics and Genomic Sciences": 8.0, "Unassigned": 20.0}
+    assert figure_totals(page.context["figure"]) == {"Genetics and Genomic Sciences": 8.0, "Unassigned": 20.0}
     figure = json.loads(client.get(reverse("usage-chart-json"), query).content)
-    assert _trace_totals(figure) == _trace_totals(page.context["figure"])
+    assert figure_totals(figure) == figure_totals(page.context["figure"])
     rows = _csv(client.get(reverse("usage-csv"), query))
     assert [(r["month"], r["department_code"], float(r["core_hours"])) for r in rows] == [
         ("2024-02", "ggs", 8.0), ("2024-02", "unassigned", 20.0)]
-    assert _trace_totals(client.get(reverse("usage"), {"cluster": "elsewhere"}).context["figure"]) == {}
+    assert figure_totals(client.get(reverse("usage"), {"cluster": "elsewhere"}).context["figure"]) == {}
 
 
 @pytest.mark.parametrize("viewer, own, other", [
@@ -75,12 +82,12 @@ def test_department_viewers_see_only_their_own_usage_on_page_json_and_csv(
         request: pytest.FixtureRequest, client: Any, usage: Any, viewer: str, own: str, other: str) -> None:
     login(client, request.getfixturevalue(viewer))
     page = client.get(reverse("usage"))
-    assert list(_trace_totals(page.context["figure"])) == [own]
+    assert list(figure_totals(page.context["figure"])) == [own]
     text = page.content.decode()
     assert other not in text and "Unassigned" not in text
     assert page.context["kpis"]["users"] == 1
     figure = json.loads(client.get(reverse("usage-chart-json")).content)
-    assert [t["name"] for t in figure["data"]] == [own]
+    assert {t["name"] for t in figure["data"]} == {own}
     # asking for the other department by name gives nothing, not their data
     other_code = "scb" if own.startswith("Genetics") else "ggs"
     assert json.loads(client.get(reverse("usage-chart-json"), {"department": other_code}).content)["data"] == []
