@@ -67,17 +67,27 @@ def figures(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
                  "layout": _layout("Queue wait by queue", "queue", "hours", xaxis={"type": "category"})},
     }
     util = report["utilisation"]["monthly"]
+    partial = report.get("partial_month")
     if util:
-        figs["utilisation"] = {"data": [
-            {"type": "scatter", "mode": "lines", "name": "utilisation", "x": [r["month"] for r in util],
-             "y": [r["utilisation"] for r in util], "line": {"color": BLUE}}],
-            "layout": _layout("Utilisation: core-hours used ÷ cores × hours available", "month", "utilisation",
-                              yaxis={"tickformat": ".0%", "rangemode": "tozero"})}
-    figs["growth"] = growth_figure(report["growth"])
+        whole = [r for r in util if not r.get("partial")]
+        data = [{"type": "scatter", "mode": "lines", "name": "utilisation", "x": [r["month"] for r in whole],
+                 "y": [r["utilisation"] for r in whole], "line": {"color": BLUE}}]
+        data += [{"type": "scatter", "mode": "markers", "x": [r["month"]], "y": [r["utilisation"]],
+                  "name": f"{r['month']} to the logs' end {(partial or {}).get('logs_end', '')[:10]} (partial month)",
+                  "marker": {"symbol": "circle-open", "size": 10, "color": BLUE}} for r in util if r.get("partial")]
+        figs["utilisation"] = {"data": data,
+                               "layout": _layout("Utilisation: core-hours used ÷ cores × hours available", "month",
+                                                 "utilisation", yaxis={"tickformat": ".0%", "rangemode": "tozero"})}
+    figs["growth"] = growth_figure(report["growth"], partial_month=partial["month"] if partial else None)
     return figs
 
 
-def growth_figure(rows: list[dict[str, Any]], metric: str = "core_hours") -> dict[str, Any]:
+def growth_figure(rows: list[dict[str, Any]], metric: str = "core_hours",
+                  partial_month: str | None = None) -> dict[str, Any]:
+    """Stacked monthly ``metric`` per department; a ``partial_month`` (the logs end inside it: "2020-01") is
+    left out of the stack and drawn apart as faded bars of its usage so far."""
+    part = [r for r in rows if r["month"] == partial_month]
+    rows = [r for r in rows if r["month"] != partial_month]
     months = sorted({r["month"] for r in rows})
     totals: dict[str, float] = {}
     series: dict[str, dict[str, float]] = {}
@@ -93,8 +103,23 @@ def growth_figure(rows: list[dict[str, Any]], metric: str = "core_hours") -> dic
         data.append({"type": "scatter", "mode": "lines", "stackgroup": "g", "name": names[code], "x": months,
                      "y": [series[code].get(m, 0) for m in months], "line": {"width": 0.5, "color": colour},
                      "fillcolor": colour})
-    return {"data": data, "layout": _layout("Growth: core-hours per month by department (all history)",
-                                             "month (UTC, by job end)", "core-hours", hovermode="x unified")}
+    layout = _layout("Growth: core-hours per month by department (all history)", "month (UTC, by job end)",
+                     "core-hours", hovermode="x unified")
+    colours = {t["name"]: t["line"]["color"] for t in data}
+    for t in data:
+        t["legendgroup"] = t["name"]
+    for i, r in enumerate(sorted(part, key=lambda r: -r[metric])):
+        name = r["department_name"]
+        data.append({"type": "bar", "x": [partial_month], "y": [r[metric]], "name": name, "legendgroup": name,
+                     "showlegend": name not in colours, "width": 20 * 86_400_000,
+                     "marker": {"color": colours.get(name, PALETTE[i % len(PALETTE)]), "opacity": 0.4},
+                     "hovertemplate": "%{y:,.0f} so far<extra>" + name + ", partial month</extra>"})
+    if part:
+        layout["barmode"] = "stack"
+        layout["annotations"] = [{"x": partial_month, "y": 1.0, "yref": "paper", "yanchor": "bottom",
+                                  "showarrow": False, "text": f"partial: {partial_month} so far",
+                                  "font": {"size": 11, "color": "#495057"}}]
+    return {"data": data, "layout": layout}
 
 
 def csv_rows(report: dict[str, Any], chart: str) -> tuple[list[str], list[list[Any]]] | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, timedelta
 
 # --- Dimensions and bucket edges --------------------------------------------------------------
 
@@ -180,6 +180,14 @@ def capacity_core_hours(steps: Sequence[CapacityStep], start: date, end: date) -
         if seg_hi > seg_lo:
             total += step.cores * (seg_hi - seg_lo).days * 24.0
     return total
+
+
+def capacity_core_hours_until(steps: Sequence[CapacityStep], start: date, until: datetime) -> float:
+    """Cores x hours available from ``start`` to the instant ``until`` (the whole days before it, then the
+    elapsed share of its day): the capacity of a month the accounting logs end inside."""
+    day = until.date()
+    share = (until - datetime(day.year, day.month, day.day, tzinfo=until.tzinfo)).total_seconds() / 86_400
+    return capacity_core_hours(steps, start, day) + share * capacity_core_hours(steps, day, day + timedelta(days=1))
 
 
 def month_end(month: date) -> date:

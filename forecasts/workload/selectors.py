@@ -18,6 +18,7 @@ from typing import Any
 from django.db import connection
 
 from forecasts.accounting.models import Cluster, ClusterCapacity, Department
+from forecasts.accounting.selectors import logs_partial_month
 from forecasts.usage.cache import rollup_cached
 from forecasts.workload.core import (
     CORE_BUCKETS,
@@ -37,6 +38,7 @@ from forecasts.workload.core import (
     Bucket,
     CapacityStep,
     capacity_core_hours,
+    capacity_core_hours_until,
     cdf,
     core_hour_bucket_bounds,
     cores_bounds,
@@ -354,17 +356,21 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
     utilisation: dict[str, Any] = {"capacity_core_hours": None, "core_hours": _r(core_hours), "utilisation": None,
                                    "capacity_known": False, "monthly": []}
     steps = _capacity_steps(cluster)
+    # the month the logs end inside: its capacity runs to the logs' end, not the month's (else a cliff)
+    partial = logs_partial_month(Cluster.objects.filter(name=cluster).first() if cluster else None)
     if bounds and steps:
         lo, hi = bounds
-        cap = sum(capacity_core_hours(s, lo, hi) for s in steps.values())
         monthly = []
         m = lo
         while m < hi:
-            c = sum(capacity_core_hours(s, m, month_end(m)) for s in steps.values())
+            cut = partial is not None and m == partial[0]
+            c = sum(capacity_core_hours_until(s, m, partial[1]) if cut and partial is not None
+                    else capacity_core_hours(s, m, month_end(m)) for s in steps.values())
             used = monthly_used.get(m.isoformat()[:7], 0.0)
             monthly.append({"month": m.isoformat()[:7], "core_hours": _r(used), "capacity_core_hours": _r(c),
-                            "utilisation": _r(share(used, c))})
+                            "utilisation": _r(share(used, c)), "partial": cut})
             m = month_end(m)
+        cap = sum(r["capacity_core_hours"] or 0.0 for r in monthly)  # the months partition the period
         utilisation.update({"capacity_core_hours": _r(cap), "utilisation": _r(share(core_hours, cap)),
                             "capacity_known": cap > 0, "monthly": monthly,
                             "cores_now": sum(sorted(s, key=lambda x: x.effective_from)[-1].cores
@@ -386,6 +392,7 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
         "queue_wait": queue_wait,
         "utilisation": utilisation,
         "growth": growth,
+        "partial_month": {"month": partial[0].isoformat()[:7], "logs_end": partial[1].isoformat()} if partial else None,
         "notes": [
             "months are UTC calendar months by job end; a job counts wholly in the month it ended",
             "medians are interpolated log-uniformly within histogram buckets (run time and wait: "
@@ -393,6 +400,8 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
             "totals, means, maxima, minima and the shares at 1 core, 1 node, 10 minutes and 24 hours are exact",
             "utilisation = core-hours of jobs ending in the period / (cores x hours of the period from the "
             "cluster's dated capacity)",
+            "a month the accounting logs end inside (partial_month) has its capacity counted to the logs' end; "
+            "the charts draw it apart from the whole months",
         ],
     }
 

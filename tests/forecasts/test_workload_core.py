@@ -50,3 +50,14 @@ def test_capacity_respects_dated_changes() -> None:
 
 def test_cdf() -> None:
     assert cdf([1, 1, 2]) == [0.25, 0.5, 1.0]
+
+
+def test_capacity_until_an_instant_counts_the_elapsed_share_of_its_day() -> None:
+    from datetime import UTC, datetime
+
+    from forecasts.workload.core import capacity_core_hours_until
+
+    steps = [CapacityStep(date(2024, 1, 1), 100)]
+    assert capacity_core_hours_until(steps, date(2024, 2, 1), datetime(2024, 2, 20, 13, tzinfo=UTC)) == \
+        pytest.approx((19 * 24 + 13) * 100)
+    assert capacity_core_hours_until(steps, date(2024, 2, 1), datetime(2024, 2, 1, tzinfo=UTC)) == 0

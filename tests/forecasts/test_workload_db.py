@@ -124,3 +124,27 @@ def test_planner_sees_everything_and_the_drill_down(client: Any, usage: Any, pla
     assert drill.status_code == 200 and drill.context["t"]["jobs"] == 2
     text = drill.content.decode()
     assert "Table 1" in text and 'data-figure="fig-size"' in text
+
+
+def test_the_month_the_logs_end_inside_has_capacity_to_the_logs_end_and_is_drawn_apart(usage: Any) -> None:
+    from datetime import date
+
+    from forecasts.models import ClusterCapacity
+    from forecasts.workload.charts import figures
+
+    ClusterCapacity.objects.create(cluster=usage.cluster, effective_from=date(2024, 1, 1), cores=100, nodes=1)
+    r = workload_report(cluster="minerva")
+    # the last job ends on 20 February 13:00: February is partial, its capacity 19 days and 13 hours of 100 cores
+    assert r["partial_month"]["month"] == "2024-02" and r["partial_month"]["logs_end"].startswith("2024-02-20T13:00")
+    jan, feb = r["utilisation"]["monthly"]
+    assert (jan["partial"], jan["capacity_core_hours"]) == (False, 31 * 24 * 100)
+    assert feb["partial"] and feb["capacity_core_hours"] == pytest.approx((19 * 24 + 13) * 100)
+    assert feb["utilisation"] == pytest.approx(28 / ((19 * 24 + 13) * 100), abs=1e-4)  # reported to 4 places
+    assert r["utilisation"]["capacity_core_hours"] == pytest.approx(31 * 24 * 100 + (19 * 24 + 13) * 100)
+    figs = figures(r)
+    line, point = figs["utilisation"]["data"]
+    assert line["x"] == ["2024-01"] and point["x"] == ["2024-02"] and "partial month" in point["name"]
+    stacked = [t for t in figs["growth"]["data"] if t["type"] == "scatter"]
+    bars = [t for t in figs["growth"]["data"] if t["type"] == "bar"]
+    assert all("2024-02" not in t["x"] for t in stacked) and {b["x"][0] for b in bars} == {"2024-02"}
+    assert sum(b["y"][0] for b in bars) == pytest.approx(28.0)
