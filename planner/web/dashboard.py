@@ -69,7 +69,8 @@ def chargeback_status(user: Any) -> dict[str, str]:
     if not latest:
         return {}
     month = whole.filter(month=latest).aggregate(t=Sum("total_usd"), n=Count("pk"))
-    line = f"{latest:%B %Y}: ${month['t'] or 0:,.2f} across {month['n']} department statements"
+    line = (f"{latest:%B %Y}: ${month['t'] or 0:,.2f} across {month['n']} department statement"
+            f"{'s' if month['n'] != 1 else ''}")
     if partial is not None and statements.filter(month=partial[0]).exists():
         line += f" ({partial[0]:%B %Y} so far: partial, the logs end {partial[1]:%-d %B})"
     return {"chargeback": line}

@@ -49,5 +49,5 @@ def test_the_chargeback_card_quotes_the_last_whole_month_and_names_the_partial_o
     Statement.objects.create(department=dept, month=date(2025, 2, 1), fingerprint="feb", total_usd=Decimal("4000"))
     Statement.objects.create(department=dept, month=date(2025, 3, 1), fingerprint="mar", total_usd=Decimal("300"))
     html = login(client, planner_user).get("/").content.decode()
-    assert "February 2025: $4,000.00 across 1 department statements (March 2025 so far: partial" in html
+    assert "February 2025: $4,000.00 across 1 department statement (March 2025 so far: partial" in html
     assert "March 2025: $300.00" not in html
