@@ -16,12 +16,16 @@ from tests.helpers import login
 pytestmark = pytest.mark.django_db
 
 
+def _logs_until_6_march_2025(tmp_path: Path, jobs: int, start: datetime) -> None:
+    """Synthetic Slurm jobs from ``start`` whose log ends on 6 March 2025: March is a partial month."""
+    path = tmp_path / "jobs.txt"
+    path.write_text("".join(slurm_lines(jobs, start=start, end=datetime(2025, 3, 6, tzinfo=UTC))))
+    ingest_run_execute(ingest_run_create(cluster_name="c", fmt="slurm", paths=[path]).pk)
+
+
 def test_a_month_the_logs_end_inside_is_left_out_of_the_headline_and_said_so(
         tmp_path: Path, client: Any, planner_user: Any, departments: Any) -> None:
-    path = tmp_path / "jobs.txt"
-    path.write_text("".join(slurm_lines(3000, start=datetime(2024, 1, 1, tzinfo=UTC),
-                                        end=datetime(2025, 3, 6, tzinfo=UTC))))
-    ingest_run_execute(ingest_run_create(cluster_name="c", fmt="slurm", paths=[path]).pk)
+    _logs_until_6_march_2025(tmp_path, 3000, datetime(2024, 1, 1, tzinfo=UTC))
     top = headline(planner_user)
     assert top["partial_month"] == date(2025, 3, 1)
     assert (top["since"], top["through"]) == (date(2024, 3, 1), date(2025, 2, 1))
@@ -41,10 +45,7 @@ def test_the_chargeback_card_quotes_the_last_whole_month_and_names_the_partial_o
 
     from forecasts.chargeback.models import Statement
 
-    path = tmp_path / "jobs.txt"
-    path.write_text("".join(slurm_lines(500, start=datetime(2025, 1, 1, tzinfo=UTC),
-                                        end=datetime(2025, 3, 6, tzinfo=UTC))))
-    ingest_run_execute(ingest_run_create(cluster_name="c", fmt="slurm", paths=[path]).pk)
+    _logs_until_6_march_2025(tmp_path, 500, datetime(2025, 1, 1, tzinfo=UTC))
     dept = departments["genomics"]
     Statement.objects.create(department=dept, month=date(2025, 2, 1), fingerprint="feb", total_usd=Decimal("4000"))
     Statement.objects.create(department=dept, month=date(2025, 3, 1), fingerprint="mar", total_usd=Decimal("300"))
