@@ -210,6 +210,10 @@ def plan_as_scenario(run: OptimizerRun) -> dict[str, Any]:
     bought = [{k: v for k, v in p.items() if v not in (None, 0, 0.0)} for p in (run.result or {}).get("purchases", [])]
     data["purchases"] = (list(data.get("purchases") or []) if keep else []) + bought
     data["name"] = f"{run.design.name} (optimised, run #{run.pk})"
+    mip_gap = (run.result or {}).get("mip_gap")
+    gap = f", gap {mip_gap:.2%}" if isinstance(mip_gap, (int, float)) else ""
+    data["description"] = (f"The purchases optimiser run #{run.pk} ({run.status}{gap}) chose for \"{run.design.name}\""
+                           + (" on top of its own" if keep else "") + ". " + str(data.get("description") or "")).strip()
     return data
 
 
