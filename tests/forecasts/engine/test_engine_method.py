@@ -225,3 +225,16 @@ def test_autoces_is_an_optional_member_that_continues_a_seasonal_pattern_and_kee
     names = {m.name for m in fc.members}
     assert {"ces", "ces_orig" if fc.log else "ces_log"} <= names
     assert "ces" not in {m.name for m in forecast(y, 4).members}
+
+
+def test_a_series_that_never_went_below_zero_is_not_forecast_below_it():
+    rng = np.random.default_rng(3)
+    falling = 200.0 - 12.0 * np.arange(16) + rng.normal(0, 6, 16)  # on its way through zero
+    fc = forecast(falling, 8, log=False, n_paths=200, seed=1)
+    lows = [s.p2_5 for s in fc.steps]
+    assert min(lows) == 0.0 and all(s.median >= 0 and s.p10 >= 0 for s in fc.steps)
+    assert np.min(fc.paths) >= 0.0
+    assert all(min(m.p2_5) >= 0 for m in fc.members if m.p2_5)
+    # a series that has been negative keeps its negative quantiles
+    shifted = forecast(falling - 250.0, 8, log=False)
+    assert min(s.p2_5 for s in shifted.steps) < -250.0
