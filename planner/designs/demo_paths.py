@@ -1,4 +1,5 @@
-"""Demo step: the Minerva narrow-flash design judged on demand paths, and a plan bought for 90%.
+"""Demo steps: the Minerva narrow-flash design judged on demand paths, and a plan bought for 90%; a design
+for the demo cluster started from its own core-hours forecast, with a 90% plan too.
 
 A new version of the narrow-flash design gains an ``uncertainty:`` block: the study's yearly
 figures with a lognormal spread that widens by year, and the sequencer fleet's spread (docs/
@@ -14,7 +15,7 @@ import yaml
 
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.services import design_create, design_evaluate
-from planner.designs.services_paths import service_level_run_start
+from planner.designs.services_paths import design_from_forecast, service_level_run_start
 
 UNCERTAINTY = {
     "paths": 500, "seed": 0,
@@ -40,6 +41,32 @@ def load_design_on_paths(log: Callable[[str], None]) -> None:
         design = design_create(text=text, parent=base)
     design_evaluate(design=design)
     log(f"design on demand paths: {design.name} v{design.version}")
+    if not OptimizerRun.objects.filter(design=design, params__kind="service_level").exists():
+        run = service_level_run_start(design=design, alpha=0.9)
+        log(f"  90% service-level plan queued as optimiser run #{run.pk} (the worker solves it)")
+
+
+def load_design_from_forecast(log: Callable[[str], None]) -> None:
+    """What a planner does from a forecast page: the demo cluster's next three whole years from its newest
+    core-hours forecast (all departments), the design judged on the forecast's paths, and a 90% plan queued."""
+    from forecasts.demand.models import ForecastFit
+
+    fit = (ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS, cluster__isnull=False,
+                                      department__isnull=True, exclude_department__isnull=True)
+           .order_by("-created_at").first())
+    if fit is None:
+        log("design from a forecast: skipped (no cluster core-hours forecast; the forecasts step fits them)")
+        return
+    existing = Design.objects.filter(name=f"Design for {fit.cluster.name} from forecast #{fit.pk}").first()
+    whole = sorted(int(y["year"]) for y in (fit.yearly or []) if y.get("complete", True) and not y.get("partial")
+                   and int(y["year"]) > fit.through.year)
+    if existing is None and not whole:
+        log(f"design from a forecast: skipped (forecast #{fit.pk} has no whole future year)")
+        return
+    design = existing or design_from_forecast(fit=fit, start_year=whole[0], end_year=whole[min(len(whole), 3) - 1])
+    design_evaluate(design=design)
+    horizon = design.scenario.get("horizon") or {}
+    log(f"design from a forecast: {design.name} ({horizon.get('start_year')}-{horizon.get('end_year')})")
     if not OptimizerRun.objects.filter(design=design, params__kind="service_level").exists():
         run = service_level_run_start(design=design, alpha=0.9)
         log(f"  90% service-level plan queued as optimiser run #{run.pk} (the worker solves it)")

@@ -170,3 +170,26 @@ def test_the_demo_step_puts_the_narrow_design_on_paths_and_queues_a_90_percent_p
     load_design_on_paths(log.append)  # idempotent: no second version, no second run
     assert Design.objects.filter(name__icontains="narrow").count() == 2
     assert OptimizerRun.objects.filter(params__kind="service_level").count() == 1
+
+
+def test_the_demo_step_starts_a_design_from_the_cluster_forecast_and_queues_a_90_percent_plan(
+        departments: dict[str, Any], catalog: None) -> None:
+    from forecasts.demand.series import SeriesSpec, forecast_fit_create
+    from forecasts.models import Cluster
+    from planner.designs.demo_paths import load_design_from_forecast
+    from tests.forecasts.forecast_factories import usage_history
+
+    log: list[str] = []
+    load_design_from_forecast(log.append)
+    assert "skipped (no cluster core-hours forecast" in log[-1]
+    usage_history(departments, months=48)
+    fit = forecast_fit_create(SeriesSpec("core_hours", cluster=Cluster.objects.get(name="minerva")),
+                              horizon_months=36)
+    load_design_from_forecast(log.append)
+    design = Design.objects.get(name=f"Design for minerva from forecast #{fit.pk}")
+    assert design.scenario["uncertainty"]["forecast"] == {"core_fit": fit.pk}
+    assert design.scenario["horizon"] == {"start_year": 2024, "end_year": 2026}
+    assert OptimizerRun.objects.get(design=design, params__kind="service_level").params["service_level"] == 0.9
+    load_design_from_forecast(log.append)  # idempotent: the same design, no second run
+    assert Design.objects.filter(name__startswith="Design for minerva").count() == 1
+    assert OptimizerRun.objects.filter(design=design).count() == 1
