@@ -95,29 +95,37 @@ def usage_figure(*, title: str = "Core-hours per month by department", before: d
 
 def _partial_bars(figure: dict[str, Any], rows: list[dict[str, Any]], partial: tuple[date, datetime],
                   whole_months: int) -> None:
-    """The partial month's usage so far as faded bars stacked per department, grouped in the legend with the
-    department's area (a department seen only that month gets its own legend entry)."""
+    """The usage figure's partial month (``rows``: its ``usage_monthly_by_department`` rows), per department."""
     by_code: dict[str, float] = {}
     names: dict[str, str] = {}
     for r in rows:
         by_code[r["department__code"]] = by_code.get(r["department__code"], 0.0) + float(r["core_hours"] or 0)
         names[r["department__code"]] = r["department__name"]
-    if not any(v > 0 for v in by_code.values()):
-        return
+    order = sorted(by_code, key=lambda c: (c == "unassigned", -by_code[c]))
     short = whole_months <= 12
-    x = partial[0].strftime("%b %Y") if short else partial[0].isoformat()[:7]
+    partial_month_bars(
+        figure, [(names[c], round(by_code[c], 2), UNASSIGNED_COLOUR if c == "unassigned" else PALETTE[i % len(PALETTE)])
+                 for i, c in enumerate(order)],
+        x=partial[0].strftime("%b %Y") if short else partial[0].isoformat()[:7],
+        label=f"{partial[0]:%b %Y} so far (logs end {partial[1]:%-d %b})", date_axis=not short, unit="core-hours ")
+
+
+def partial_month_bars(figure: dict[str, Any], so_far: list[tuple[str, float, str]], *, x: str, label: str,
+                       date_axis: bool, unit: str = "") -> None:
+    """A month the logs end inside, drawn apart from a stacked-area figure: faded bars stacked per series of its
+    value so far, each in its area's legend group and colour (``so_far``: name, value, colour when the name has
+    no area), and a "partial" note above it. Nothing when no value is positive."""
+    if not any(v > 0 for _, v, _ in so_far):
+        return
     colours = {t["name"]: t["line"]["color"] for t in figure["data"]}
     for t in figure["data"]:
         t["legendgroup"] = t["name"]
-    label = f"{partial[0]:%b %Y} so far (logs end {partial[1]:%-d %b})"
-    for i, code in enumerate(sorted(by_code, key=lambda c: (c == "unassigned", -by_code[c]))):
-        name = names[code]
-        colour = colours.get(name) or (UNASSIGNED_COLOUR if code == "unassigned" else PALETTE[i % len(PALETTE)])
+    for name, value, colour in so_far:
         figure["data"].append({
-            "type": "bar", "x": [x], "y": [round(by_code[code], 2)], "name": name, "legendgroup": name,
-            "showlegend": name not in colours, "marker": {"color": colour, "opacity": 0.4},
-            "width": 0.6 if short else 20 * 86_400_000,  # a category's share, or 20 days on a date axis
-            "hovertemplate": "%{y:,.0f} core-hours so far<extra>" + name + ", partial month</extra>",
+            "type": "bar", "x": [x], "y": [value], "name": name, "legendgroup": name,
+            "showlegend": name not in colours, "marker": {"color": colours.get(name, colour), "opacity": 0.4},
+            "width": 20 * 86_400_000 if date_axis else 0.6,  # 20 days on a date axis, or a category's share
+            "hovertemplate": "%{y:,.0f} " + unit + "so far<extra>" + name + ", partial month</extra>",
         })
     layout = figure["layout"]
     layout["barmode"] = "stack"

@@ -75,12 +75,6 @@ def usage_filters(request: HttpRequest) -> dict[str, Any]:
     }
 
 
-def _partial(filters: dict[str, Any]) -> Any:
-    """The month the chosen cluster's logs (all clusters' without one) end inside, drawn apart on the chart."""
-    cluster = Cluster.objects.filter(name=filters["cluster"]).first() if filters.get("cluster") else None
-    return logs_partial_month(cluster)
-
-
 def _query_string(request: HttpRequest) -> str:
     return request.GET.urlencode()
 
@@ -101,7 +95,7 @@ def usage(request: HttpRequest) -> HttpResponse:
         })
     filters = usage_filters(request)
     rows = usage_monthly_by_department(**filters)
-    partial = _partial(filters)
+    partial = logs_partial_month(cluster_name=filters["cluster"])  # drawn apart on the chart
     figure = usage_figure(partial=partial, **filters)
     ids = visible_department_ids(request.user)
     departments = Department.objects.all() if ids is None else Department.objects.filter(id__in=ids)
@@ -130,7 +124,7 @@ def usage(request: HttpRequest) -> HttpResponse:
 def usage_chart_json(request: HttpRequest) -> JsonResponse:
     """The usage page's figure as JSON, with the same filters and the same scoping."""
     filters = usage_filters(request)
-    return JsonResponse(usage_figure(partial=_partial(filters), **filters))
+    return JsonResponse(usage_figure(partial=logs_partial_month(cluster_name=filters["cluster"]), **filters))
 
 
 def usage_csv(request: HttpRequest) -> HttpResponse:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forecasts.usage.charts import PALETTE, UNASSIGNED_COLOUR
+from forecasts.usage.charts import PALETTE, UNASSIGNED_COLOUR, partial_month_bars
 
 BLUE, ORANGE = PALETTE[0], PALETTE[1]
 
@@ -103,23 +103,14 @@ def growth_figure(rows: list[dict[str, Any]], metric: str = "core_hours",
         data.append({"type": "scatter", "mode": "lines", "stackgroup": "g", "name": names[code], "x": months,
                      "y": [series[code].get(m, 0) for m in months], "line": {"width": 0.5, "color": colour},
                      "fillcolor": colour})
-    layout = _layout("Growth: core-hours per month by department (all history)", "month (UTC, by job end)",
-                     "core-hours", hovermode="x unified")
-    colours = {t["name"]: t["line"]["color"] for t in data}
-    for t in data:
-        t["legendgroup"] = t["name"]
-    for i, r in enumerate(sorted(part, key=lambda r: -r[metric])):
-        name = r["department_name"]
-        data.append({"type": "bar", "x": [partial_month], "y": [r[metric]], "name": name, "legendgroup": name,
-                     "showlegend": name not in colours, "width": 20 * 86_400_000,
-                     "marker": {"color": colours.get(name, PALETTE[i % len(PALETTE)]), "opacity": 0.4},
-                     "hovertemplate": "%{y:,.0f} so far<extra>" + name + ", partial month</extra>"})
-    if part:
-        layout["barmode"] = "stack"
-        layout["annotations"] = [{"x": partial_month, "y": 1.0, "yref": "paper", "yanchor": "bottom",
-                                  "showarrow": False, "text": f"partial: {partial_month} so far",
-                                  "font": {"size": 11, "color": "#495057"}}]
-    return {"data": data, "layout": layout}
+    figure = {"data": data, "layout": _layout("Growth: core-hours per month by department (all history)",
+                                              "month (UTC, by job end)", "core-hours", hovermode="x unified")}
+    if partial_month is not None:
+        ordered = sorted(part, key=lambda r: -r[metric])
+        partial_month_bars(figure, [(r["department_name"], r[metric], PALETTE[i % len(PALETTE)])
+                                    for i, r in enumerate(ordered)],
+                           x=partial_month, label=f"{partial_month} so far", date_axis=True)
+    return figure
 
 
 def csv_rows(report: dict[str, Any], chart: str) -> tuple[list[str], list[list[Any]]] | None:

@@ -357,18 +357,18 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
                                    "capacity_known": False, "monthly": []}
     steps = _capacity_steps(cluster)
     # the month the logs end inside: its capacity runs to the logs' end, not the month's (else a cliff)
-    partial = logs_partial_month(Cluster.objects.filter(name=cluster).first() if cluster else None)
+    partial = logs_partial_month(cluster_name=cluster)
     if bounds and steps:
         lo, hi = bounds
         monthly = []
         m = lo
         while m < hi:
-            cut = partial is not None and m == partial[0]
-            c = sum(capacity_core_hours_until(s, m, partial[1]) if cut and partial is not None
-                    else capacity_core_hours(s, m, month_end(m)) for s in steps.values())
+            until = partial[1] if partial is not None and m == partial[0] else None
+            c = sum(capacity_core_hours(s, m, month_end(m)) if until is None else capacity_core_hours_until(s, m, until)
+                    for s in steps.values())
             used = monthly_used.get(m.isoformat()[:7], 0.0)
             monthly.append({"month": m.isoformat()[:7], "core_hours": _r(used), "capacity_core_hours": _r(c),
-                            "utilisation": _r(share(used, c)), "partial": cut})
+                            "utilisation": _r(share(used, c)), "partial": until is not None})
             m = month_end(m)
         cap = sum(r["capacity_core_hours"] or 0.0 for r in monthly)  # the months partition the period
         utilisation.update({"capacity_core_hours": _r(cap), "utilisation": _r(share(core_hours, cap)),

@@ -15,7 +15,7 @@ import yaml
 
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.services import design_create, design_evaluate
-from planner.designs.services_paths import design_from_forecast, service_level_run_start
+from planner.designs.services_paths import design_from_forecast, service_level_run_start, whole_future_years
 
 UNCERTAINTY = {
     "paths": 500, "seed": 0,
@@ -57,9 +57,8 @@ def load_design_from_forecast(log: Callable[[str], None]) -> None:
     if fit is None:
         log("design from a forecast: skipped (no cluster core-hours forecast; the forecasts step fits them)")
         return
-    existing = Design.objects.filter(name=f"Design for {fit.cluster.name} from forecast #{fit.pk}").first()
-    whole = sorted(int(y["year"]) for y in (fit.yearly or []) if y.get("complete", True) and not y.get("partial")
-                   and int(y["year"]) > fit.through.year)
+    existing = Design.objects.filter(scenario__uncertainty__forecast__core_fit=fit.pk).order_by("-version").first()
+    whole = whole_future_years(fit)
     if existing is None and not whole:
         log(f"design from a forecast: skipped (forecast #{fit.pk} has no whole future year)")
         return

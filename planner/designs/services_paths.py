@@ -164,6 +164,12 @@ def design_use_newest_forecasts(*, design: Any, user: Any = None) -> Any:
     return design_create(text=text, user=user, parent=design)
 
 
+def whole_future_years(fit: ForecastFit) -> list[int]:
+    """The forecast's whole years after its history (a part year, observed or forecast, is not one)."""
+    return sorted(int(y["year"]) for y in (fit.yearly or []) if y.get("complete", True) and not y.get("partial")
+                  and int(y["year"]) > fit.through.year)
+
+
 def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, user: Any = None,
                          plan: SequencerPlan | None = None) -> Any:
     """Start a design for a cluster from its core-hours forecast: demand and paths linked to the fit."""

@@ -11,7 +11,12 @@ from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.paths import PathsError
 from planner.designs.models import Design
 from planner.designs.scenario import ScenarioError
-from planner.designs.services_paths import design_from_forecast, design_use_newest_forecasts, service_level_run_start
+from planner.designs.services_paths import (
+    design_from_forecast,
+    design_use_newest_forecasts,
+    service_level_run_start,
+    whole_future_years,
+)
 from planner.hardware.services import CatalogImportError
 from planner.roles import planner_required
 
@@ -56,8 +61,7 @@ def design_from_forecast_view(request: HttpRequest, fit: int) -> HttpResponse:
     """POST (it creates a design; the fit page's button): start a design, then edit it, whose demand and paths
     come from a core-hours forecast and, with ``plan``, a sequencer plan."""
     row = get_object_or_404(ForecastFit, pk=fit, metric=ForecastFit.Metric.CORE_HOURS)
-    whole = sorted(int(y["year"]) for y in (row.yearly or []) if y.get("complete", True) and not y.get("partial")
-                   and int(y["year"]) > row.through.year)
+    whole = whole_future_years(row)
     if not whole:
         messages.error(request, f"Forecast #{row.pk} has no whole future year: refit it with a longer horizon.")
         return redirect("forecasts")

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -74,18 +74,16 @@ def _fill_gaps(z: FloatArray) -> tuple[FloatArray, int]:
     return out, int(bad.sum())
 
 
-def _bounds(center: FloatArray, half: dict[float, FloatArray], scale: Scale,
-            floor: float | None = None) -> dict[str, FloatArray]:
-    """The median and the 80% and 95% bounds on the original scale; none below ``floor`` (0 for a series
-    that never went below zero: core-hours, petabytes, prices)."""
-    cols = {
-        "median": scale.back(center),
-        "p10": scale.back(center - half[0.80]),
-        "p90": scale.back(center + half[0.80]),
-        "p2_5": scale.back(center - half[0.95]),
-        "p97_5": scale.back(center + half[0.95]),
+def _bounds(center: FloatArray, half: dict[float, FloatArray], back: Callable[[FloatArray], FloatArray]
+            ) -> dict[str, FloatArray]:
+    """The median and the 80% and 95% bounds, mapped to the original scale by ``back``."""
+    return {
+        "median": back(center),
+        "p10": back(center - half[0.80]),
+        "p90": back(center + half[0.80]),
+        "p2_5": back(center - half[0.95]),
+        "p97_5": back(center + half[0.95]),
     }
-    return cols if floor is None else {c: np.maximum(v, floor) for c, v in cols.items()}
 
 
 def _coverage(abs_err: FloatArray, half80: FloatArray) -> float:
@@ -157,9 +155,13 @@ def forecast(
     scale = Scale(use_log)
     z, filled = _fill_gaps(scale.forward(y))
     positive = bool(np.all(y[np.isfinite(y)] > 0))
-    # a quantity that has never been negative is not forecast below zero: an additive fit to a falling series
-    # (or a wide interval) may cross it, and clipping there moves no interval's coverage of such a series
-    floor = 0.0 if bool(np.all(y[np.isfinite(y)] >= 0)) else None
+    # back to the original scale; a quantity that has never been negative is not forecast below zero (an additive
+    # fit to a falling series, or a wide interval, may cross it; clipping there moves no interval's coverage)
+    nonnegative = bool(np.all(y[np.isfinite(y)] >= 0))
+
+    def back(a: FloatArray) -> FloatArray:
+        return np.maximum(scale.back(a), 0.0) if nonnegative else scale.back(a)
+
     mems: list[Member] = [*default_members(season_length, scale, positive, tuple(members)), *extra_members]
     if both_scales and log is None and positive:
         mems += other_scale_members(season_length, scale, tuple(n for n in members if n not in not_combined))
@@ -215,7 +217,7 @@ def forecast(
         half = {lv: np.zeros(max(horizon, comb_err.shape[1])) for lv in LEVELS}
     comb_cov = _coverage(comb_err, half[0.80])
     half = {lv: w[:horizon] for lv, w in half.items()}
-    cols = _bounds(center, half, scale, floor)
+    cols = _bounds(center, half, back)
     steps = [Step(i, *(float(cols[c][i]) for c in ("median", "p10", "p90", "p2_5", "p97_5")))
              for i in range(horizon)]
 
@@ -231,11 +233,11 @@ def forecast(
             if all(np.all(np.isfinite(v)) for v in mhalf.values()):
                 mr.coverage80 = _coverage(merr, mhalf[0.80])
                 mhalf = {lv: w[:horizon] for lv, w in mhalf.items()}
-                b = _bounds(full[n], mhalf, scale, floor)
+                b = _bounds(full[n], mhalf, back)
                 mr.median, mr.p10, mr.p90, mr.p2_5, mr.p97_5 = (b[c].tolist() for c in
                                                                  ("median", "p10", "p90", "p2_5", "p97_5"))
             else:
-                mr.median = (scale.back(full[n]) if floor is None else np.maximum(scale.back(full[n]), floor)).tolist()
+                mr.median = back(full[n]).tolist()
                 mr.note = "no backtest errors to calibrate intervals on"
         else:
             mr.note = "could not be fitted to the whole series"
@@ -248,8 +250,7 @@ def forecast(
     paths = None
     if n_paths > 0:
         rng = np.random.default_rng(seed)
-        drawn = scale.back(sample_paths(center, half, n_paths, rng))
-        paths = (drawn if floor is None else np.maximum(drawn, floor)).tolist()
+        paths = back(sample_paths(center, half, n_paths, rng)).tolist()
     return EngineForecast(
         horizon=horizon, n_obs=int(y.size), season_length=season_length, log=use_log, log_reason=log_reason,
         method=method, selected=list(selected), pinned=pin, backtest_origins=len(bt.plan.origins),
