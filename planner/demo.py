@@ -75,6 +75,7 @@ def load_organisation(log: Log) -> dict[str, str]:
 # (label, dotted path of a function taking a log callable); imported lazily, run in order.
 DEMO_STEPS: list[tuple[str, str]] = [
     ("accounting logs", "forecasts.accounting.demo.load_jobs"),
+    ("a re-sent extract with damaged lines", "forecasts.accounting.demo.load_resent_extract"),
     ("workload rollups and storage scans", "forecasts.workload.demo.load"),
     ("hardware catalog and Minerva designs", "planner.designs.demo.load_hardware_and_designs"),
     ("chargeback rates and statements", "forecasts.chargeback.demo.demo_load"),

@@ -3,7 +3,10 @@
 Cluster "nexus" grows from 1,536 to 3,584 cores; its jobs come from the deterministic
 generator (forecasts/accounting/parsers/synth.py) through the real ingest path, so the demo shows
 exactly what a site's own logs would.  A few external collaborators' accounts are left
-unmapped on purpose: they land in "Unassigned" for the admin to map.
+unmapped on purpose: they land in "Unassigned" for the admin to map.  A second, small load is the
+logs' last days sent again with three damaged lines, as happens when an export is re-run: the
+ingest page shows its jobs counted as duplicates (nothing stored twice) and the damaged lines
+rejected with their line numbers and reasons.
 """
 
 from __future__ import annotations
@@ -57,3 +60,34 @@ def load_jobs(log: Callable[[str], None]) -> None:
     run = ingest_run_create(cluster_name=CLUSTER, fmt="slurm", paths=[path], tz="UTC", source="demo")
     run = ingest_run_execute(run.pk)
     log(f"  {CLUSTER}: {run.jobs_ingested:,} jobs, {run.core_hours:,.0f} core-hours in {run.seconds:.1f} s")
+
+
+RESENT_FROM = "2019-12-30"  # the re-sent extract: jobs submitted from this day on
+
+
+def damaged(line: str) -> list[str]:
+    """Three ways an export line gets damaged: cut short, an impossible end time, a non-numeric CPU count."""
+    fields = line.rstrip("\n").split("|")
+    bad_time = fields.copy()
+    bad_time[13] = "2019-13-45T99:00:00"
+    bad_cpus = fields.copy()
+    bad_cpus[18] = "x32"
+    return [line[:70] + "\n", "|".join(bad_time) + "\n", "|".join(bad_cpus) + "\n"]
+
+
+def load_resent_extract(log: Callable[[str], None]) -> None:
+    """The logs' last days again, with three damaged lines: duplicates and rejections on the ingest page."""
+    source = Path(settings.DATA_DIR) / f"demo_{CLUSTER}_{START:%Y}-{END:%Y}_sacct.txt"
+    if IngestRun.objects.filter(source="demo-resent").exists() or not source.exists():
+        return
+    with source.open() as f:
+        tail = [line for line in f if line.split("|", 11)[10] >= RESENT_FROM]
+    if len(tail) < 41:
+        return
+    lines = tail[:41] + damaged(tail[40]) + tail[41:]  # line 41 whole, then three damaged copies of it
+    path = Path(settings.DATA_DIR) / f"demo_{CLUSTER}_2019-12-30_resent_sacct.txt"
+    path.write_text("".join(lines))
+    run = ingest_run_create(cluster_name=CLUSTER, fmt="slurm", paths=[path], tz="UTC", source="demo-resent")
+    run = ingest_run_execute(run.pk)
+    log(f"  {CLUSTER}: re-sent extract, {run.records_read:,} records read, {run.jobs_ingested:,} stored, "
+        f"{run.duplicates:,} duplicates, {run.rejected:,} rejected")
