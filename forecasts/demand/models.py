@@ -136,7 +136,7 @@ class ForecastFit(models.Model):
             parts.append(f"all but {self.exclude_department.code}")
         else:
             parts.append("all departments")
-        return " / ".join(parts) + f" / {self.metric}"
+        return " / ".join(parts) + f" / {self.get_metric_display()}"
 
     def summary(self) -> dict[str, Any]:
         """The JSON summary the command prints and the API returns."""

@@ -133,12 +133,9 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
     result = fit.result
     plan_row = _plan_for_stack(fit, request.GET.get("plan"))
     stack = plan_monthly_by_assay(plan_of(plan_row)) if plan_row else None
-    convention = ""
-    if fit.metric == "core_hours":
-        convention = "cluster's own cores"
-        if plan_row:
-            ref = plan_row.document["reference_node"]
-            convention += f"; plan stack on reference core {ref}"
+    # the axis title names the history's cores; the caption under the chart says the plan stack is on
+    # the plan's reference core (both in the title, it ran past the chart's height and was cut)
+    convention = "cluster's own cores" if fit.metric == "core_hours" else ""
     fan = charts.fan_chart(
         result, units=fit.units, title=f"{fit.series_label}: history, fits and {fit.family} forecast",
         convention=convention, capacity=capacity_core_hours_per_month(fit.cluster) if fit.metric == "core_hours"
