@@ -61,3 +61,11 @@ def short_rule(rule: str) -> str:
     without the cited benchmark and nested rules (shown in full on demand)."""
     head = str(rule).split(" [", 1)[0].split(" (", 1)[0]
     return head
+
+
+@register.filter
+def any_of(rows: Any, keys: str) -> bool:
+    """Whether any row has a non-zero value for any of the comma-separated keys (None counts as absent):
+    the year table leaves out the genomics or storage rows of a design that has neither."""
+    names = [k.strip() for k in str(keys).split(",")]
+    return any(bool(row.get(k)) for row in rows or [] for k in names)

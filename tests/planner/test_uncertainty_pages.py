@@ -101,6 +101,10 @@ def test_a_design_started_from_a_forecast_is_judged_on_its_paths_and_follows_new
     html = client.get(f"/designs/{design.pk}/").content.decode()
     assert 'id="chance-table"' in html and "core-hours forecast" in html
     assert 'id="kpi-core-hours"' in html and " on None" not in html  # no genomics: the compute figures, not empty ones
+    table = html.split('id="year-table"', 1)[1].split("</table>", 1)[0]
+    assert "core-hours at target" in table and "cost per core-hour" in table
+    for absent in ("genomes/day capacity", "wall core-hours per genome", "cost per genome", "plannable TB", "flash TB"):
+        assert absent not in table  # neither genomics nor storage in this design: no rows of zeros
     newer = forecast_fit_create(SeriesSpec("core_hours"), horizon_months=36)
     html = client.get(f"/designs/{design.pk}/").content.decode()
     assert f"core_fit #{newer.pk}" in html
