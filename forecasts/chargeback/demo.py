@@ -22,6 +22,7 @@ from forecasts.chargeback.models import (
     StorageRate,
 )
 from forecasts.chargeback.services import ChargebackError, months_with_usage, statements_compute
+from planner.yaml_errors import yaml_error
 
 DEMO_RATES = Path(settings.BASE_DIR) / "fixtures" / "demo_rates.yaml"
 
@@ -69,9 +70,7 @@ def rate_plan_load_yaml(text: str, *, filename: str = "rates.yaml") -> RatePlan:
     try:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f", line {mark.line + 1}" if mark is not None else ""
-        raise ChargebackError(f"{filename}{where}: not valid YAML: {str(exc).splitlines()[0]}") from exc
+        raise ChargebackError(yaml_error(filename, exc)) from None
     try:
         rate_file_check(data)
         effective_from = date.fromisoformat(str(data["effective_from"]))

@@ -17,6 +17,7 @@ from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.plan_io import counts_from_csv, plan_from_dict, plan_to_dict
 from forecasts.demand.sequencing import SequencingPlan, YearFigures, compare_plans, monthly_figures, yearly_figures
 from forecasts.units import TB_PER_PB, convert_core_hours
+from planner.yaml_errors import yaml_error
 
 
 class PlanError(ValueError):
@@ -27,7 +28,7 @@ def plan_parse(text: str, *, name: str = "the plan") -> SequencingPlan:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise PlanError(f"{name}: not valid YAML: {str(exc).splitlines()[0]}") from exc
+        raise PlanError(yaml_error(name, exc)) from None
     if not isinstance(data, dict):
         raise PlanError(f"{name}: expected a mapping with name, start, end, instruments, assays")
     return plan_from_document(data, name=name)

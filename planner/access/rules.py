@@ -28,6 +28,8 @@ import csv
 import io
 from dataclasses import dataclass, field
 
+from planner.yaml_errors import yaml_error
+
 ADMIN, PLANNER, FINANCE, VIEWER = "admin", "planner", "finance", "department viewer"
 ROLES = (ADMIN, PLANNER, FINANCE, VIEWER)  # strongest first
 SOURCES = ("any", "oidc", "ldap", "saml")
@@ -119,9 +121,7 @@ def parse_yaml(text: str, filename: str = "mappings.yaml") -> list[Rule]:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f"line {mark.line + 1}" if mark is not None else "?"
-        raise RuleError(f"{filename}: {line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+        raise RuleError(yaml_error(filename, exc)) from None
     items = data.get("mappings") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise RuleError(f"{filename}: expected a list of mappings (or a 'mappings:' key holding one)")

@@ -49,3 +49,16 @@ def test_a_counts_csv_error_names_its_line() -> None:
         counts_from_csv(text)
     with pytest.raises(ValueError, match="line 2: "):
         counts_from_csv("model,date,count\nX,2014-13-01,1\n")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("name: [unclosed\n", "plan.yaml, line 2, column 1: not valid YAML: expected ',' or ']'"),
+    ("name: x\n start: 2014\n", "plan.yaml, line 2, column 7: not valid YAML: mapping values are not allowed here"),
+    ("\x11", "plan.yaml: not valid YAML: unacceptable character"),  # PyYAML gives no line for this one
+])
+def test_a_plan_that_is_not_yaml_is_refused_with_its_line(text: str, message: str) -> None:
+    from forecasts.demand.plans import PlanError, plan_parse
+
+    with pytest.raises(PlanError) as caught:
+        plan_parse(text, name="plan.yaml")
+    assert str(caught.value).startswith(message) and "\n" not in str(caught.value)

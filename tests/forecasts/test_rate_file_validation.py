@@ -30,7 +30,7 @@ def test_a_good_rate_file_loads_with_its_storage_setting() -> None:
     (GOOD + "colour: blue\n", "rates.yaml: unknown key.*'colour'"),
     (GOOD.replace("linear", "cubic"), "storage_between_scans: 'cubic' is not one of carry, linear"),
     (GOOD + "qos_multipliers: {high: -1}\n", "qos_multipliers: high -1 is negative"),
-    ("name: x\ncompute: [\n", r"rates.yaml, line \d+: not valid YAML"),
+    ("name: x\ncompute: [\n", r"rates.yaml, line 3, column 1: not valid YAML"),
     ("name: x\n", "rates.yaml: missing key 'effective_from'"),
 ])
 def test_a_bad_rate_file_is_refused_with_the_reason_and_nothing_is_written(text: str, message: str) -> None:

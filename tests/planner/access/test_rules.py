@@ -69,7 +69,7 @@ def test_yaml_and_csv_files_give_the_same_rules() -> None:
     ("group,role,departments\nhpc,planner,ggs\n", "m.csv", "line 2: departments only apply to department viewers"),
     ("name,role\nhpc,admin\n", "m.csv", "m.csv: line 1: the header needs columns group and role (missing group)"),
     ("mappings:\n  - {group: a, role: admin, source: kerberos}\n", "m.yaml", "mapping 1: source 'kerberos'"),
-    ("mappings: [\n", "m.yaml", "m.yaml: line 2: not valid YAML"),
+    ("mappings: [\n", "m.yaml", "m.yaml, line 2, column 1: not valid YAML"),
     ("mappings:\n  - {group: a, role: admin}\n  - {group: A, role: planner}\n", "m.yaml",
      "mapping 2: group 'A' (any) is already mapped by mapping 1"),
 ])
