@@ -120,6 +120,26 @@ LEFT JOIN LATERAL (
 """
 
 
+def storable(value: Any) -> Any:
+    """``value`` (a string, or the lists and dicts of a scan's statistics) as PostgreSQL can hold it: text
+    and JSON cannot hold NUL, and UTF-8 cannot hold the lone surrogates that stand for a name's undecodable
+    bytes (``surrogateescape``); both become visible escapes (``\\x00``, ``\\xff``), so a damaged scan
+    still loads and shows what was damaged."""
+    if isinstance(value, str):
+        if value.isascii() and "\x00" not in value:
+            return value
+        try:
+            raw = value.encode("utf-8", "surrogateescape")  # a name's undecodable bytes, as read
+        except UnicodeEncodeError:  # a surrogate that stands for no byte
+            raw = value.encode("utf-8", "backslashreplace")
+        return raw.decode("utf-8", "backslashreplace").replace("\x00", "\\x00")
+    if isinstance(value, dict):
+        return {storable(k): storable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable(v) for v in value]
+    return value
+
+
 def ingest_scan(*, filesystem: str, fmt: str, path: Path, taken_on: date | None = None, user: Any = None,
                 progress: Progress | None = None, snapshot: StorageSnapshot | None = None,
                 lines_progress: LinesProgress | None = None) -> StorageSnapshot:
@@ -139,11 +159,12 @@ def ingest_scan(*, filesystem: str, fmt: str, path: Path, taken_on: date | None 
         acc, sha = accumulate(path, fmt, taken_on, progress, lines_progress)
         stats = acc.to_dict(as_of_epoch=datetime(taken_on.year, taken_on.month, taken_on.day,
                                                  tzinfo=UTC).timestamp())
-        facts = small_file_facts(acc)
+        facts = storable(small_file_facts(acc))
     except Exception as exc:
         StorageSnapshot.objects.filter(pk=snapshot.pk).update(status=StorageSnapshot.Status.FAILED,
                                                               error=f"{type(exc).__name__}: {exc}")
         raise
+    stats = storable(stats)
     lines = stats["lines"]
     assert isinstance(lines, dict)
     rejections = lines.pop("rejections")

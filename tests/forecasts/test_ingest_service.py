@@ -124,6 +124,24 @@ def test_bad_lines_are_kept_with_file_line_and_reason_and_the_rest_loads(tmp_pat
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("fmt", sorted(SAMPLE_FILES))
+def test_nul_bytes_and_broken_utf8_in_a_log_are_rejected_or_stored_and_the_rest_loads(fmt: str,
+                                                                                     tmp_path: Path) -> None:
+    """PostgreSQL text cannot hold NUL or lone surrogates: damaged lines never fail the run."""
+    sample = (SAMPLES / SAMPLE_FILES[fmt]).read_bytes()
+    clean = ingest(fmt, SAMPLES / SAMPLE_FILES[fmt], cluster=f"clean-{fmt}")
+    damage = b"\x00\x00job\x00|\xff\xfe|\xed\xa0\x80|" + bytes(range(256)) + b"\n"
+    path = tmp_path / f"damaged-{SAMPLE_FILES[fmt]}"
+    path.write_bytes(sample + (b"\n" if fmt == "slurm-json" else b"") + damage + b"\x00" * 30 + b"\n")
+    run = ingest(fmt, path, cluster=f"damaged-{fmt}")
+    assert run.status in (IngestRun.Status.COMPLETED, IngestRun.Status.NOTHING_LOADED), run.error
+    assert_adds_up(run)
+    assert run.jobs_ingested == clean.jobs_ingested  # every good job of the sample still loads
+    for r in IngestRejection.objects.filter(run=run):
+        assert "\x00" not in r.raw and "\x00" not in r.reason
+
+
+@pytest.mark.django_db
 def test_command_fails_with_a_one_line_reason() -> None:
     from django.core.management.base import CommandError
 

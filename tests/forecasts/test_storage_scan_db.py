@@ -37,6 +37,27 @@ def test_a_malformed_line_is_reported_with_its_number_and_the_rest_loads(tmp_pat
     assert StorageRejection.objects.get().line == 3
 
 
+@pytest.mark.parametrize("fmt", ["tsv", "gpfs"])
+def test_nul_bytes_and_broken_utf8_are_stored_or_rejected_never_fail_the_load(fmt: str, tmp_path: Path,
+                                                                             capsys: Any) -> None:
+    """PostgreSQL text cannot hold NUL (and UTF-8 cannot hold lone surrogates): a damaged scan still loads,
+    its damaged lines rejected with their raw text shown escaped, its good lines stored."""
+    good = b"100\tgina\tggs\t1700000000\tf\t/a/x\n" if fmt == "tsv" else b""
+    path = tmp_path / "damaged.scan"
+    path.write_bytes(good + b"12\x00\tgi\x00na\tggs\t1700000000\tf\t/a/\x00y\n"
+                     + b"7\t\xff\xfeowner\tgr\xc3\x28p\t1700000000\tf\t/a/\xed\xa0\x80z\n"
+                     + bytes(range(256)) + b"\n" + b"\x00" * 40 + b"\n")
+    out = _ingest(capsys, "--filesystem", "proj", "--format", fmt, "--date", "2024-03-01", str(path))
+    snap = StorageSnapshot.objects.get(pk=out["snapshot"])
+    assert snap.status == StorageSnapshot.Status.COMPLETED
+    assert out["lines_read"] == out["lines_stored"] + out["lines_skipped"] + out["lines_rejected"]
+    assert out["lines_rejected"] >= 2
+    for r in StorageRejection.objects.filter(snapshot=snap):
+        assert "\x00" not in r.raw and "\x00" not in r.reason
+    if fmt == "tsv":
+        assert out["files"] >= 1 and out["bytes"] >= 100
+
+
 def test_table2_deciles_from_a_synthetic_scan(tmp_path: Path, capsys: Any) -> None:
     path = tmp_path / "table2.tsv"
     with path.open("w") as f:
