@@ -38,6 +38,7 @@ from forecasts.usage.cache import cached_by_inputs
 from planner.jobs.models import BackgroundJob
 from planner.jobs.services import job_start
 from planner.roles import planner_required
+from planner.textfiles import UploadTextError, upload_text
 
 
 def year_ago_backtest(fit: ForecastFit) -> dict[str, Any] | None:
@@ -223,7 +224,7 @@ def series_list(request: HttpRequest) -> HttpResponse:
         try:
             if upload is None:
                 raise ExternalSeriesError("choose a CSV file to upload")
-            text = upload.read().decode("utf-8-sig", errors="replace")
+            text = upload_text(upload.read(), upload.name)
             series = external_series_create(
                 name=request.POST.get("name", "").strip(), units=request.POST.get("units", "").strip(),
                 frequency=request.POST.get("frequency", ""), aggregate=request.POST.get("aggregate", "mean"),
@@ -233,7 +234,7 @@ def series_list(request: HttpRequest) -> HttpResponse:
             external_fit_create(series, horizon=_int(request.POST.get("horizon"), 5, 1, 120),
                                 log={"auto": None, "log": True, "raw": False}.get(request.POST.get("log", "auto")),
                                 user=request.user)
-        except (ExternalSeriesError, SeriesError) as exc:
+        except (ExternalSeriesError, SeriesError, UploadTextError) as exc:
             error = str(exc)
         else:
             return redirect("forecast-series", pk=series.pk)

@@ -29,6 +29,7 @@ from forecasts.demand.plans import (
 from forecasts.demand.sequencing import yearly_figures
 from forecasts.usage.cache import cached_by_inputs
 from planner.roles import planner_required
+from planner.textfiles import UploadTextError, upload_text
 
 
 @planner_required
@@ -39,14 +40,14 @@ def plan_list(request: HttpRequest) -> HttpResponse:
         try:
             if upload is None:
                 raise PlanError("choose a YAML plan or a model,date,count CSV to upload")
-            text = upload.read().decode("utf-8-sig", errors="replace")
+            text = upload_text(upload.read(), upload.name)
             if upload.name.lower().endswith(".csv"):
                 row, _ = plan_import_counts_csv(text, base=request.POST.get("base") or None, user=request.user,
                                                 source="upload", name=upload.name)
             else:
                 row, _ = plan_save(plan_parse(text, name=upload.name), user=request.user,
                                    note=f"uploaded {upload.name}", source="upload")
-        except PlanError as exc:
+        except (PlanError, UploadTextError) as exc:
             error = str(exc)
         else:
             return redirect("forecast-plan", pk=row.pk)

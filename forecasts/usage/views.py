@@ -29,6 +29,7 @@ from forecasts.usage import selectors
 from forecasts.usage.charts import usage_figure
 from forecasts.usage.selectors import usage_monthly_by_department
 from planner.roles import ADMIN, PLANNER, role_of, sees_everything, visible_department_ids
+from planner.textfiles import upload_text
 from planner.web.areas import AREAS_BY_SLUG
 
 
@@ -156,11 +157,9 @@ def mappings(request: HttpRequest) -> HttpResponse:
         if form.is_valid():
             upload = form.cleaned_data["file"]
             try:
-                text = upload.read().decode("utf-8-sig")
+                text = upload_text(upload.read(), upload.name)
                 result = mappings_import_csv(text, filename=upload.name)
-            except UnicodeDecodeError:
-                form.add_error("file", f"{upload.name} is not UTF-8 text.")
-            except ValueError as exc:
+            except ValueError as exc:  # UploadTextError too
                 form.add_error("file", str(exc))
     rows = IdentityMapping.objects.select_related("department", "project")
     q = request.GET.get("q", "").strip()

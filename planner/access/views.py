@@ -18,6 +18,7 @@ from planner.access.models import ApiToken, GroupMapping
 from planner.access.selectors import effective_access, effective_access_all
 from planner.access.services import MAX_TOKEN_DAYS, mappings_import, token_create, token_revoke
 from planner.roles import admin_required
+from planner.textfiles import UploadTextError, upload_text
 
 EXAMPLE_YAML = """mappings:
   - {group: hpc-admins, role: admin}
@@ -77,11 +78,9 @@ def mappings(request: HttpRequest) -> HttpResponse:
         if form.is_valid():
             upload = form.cleaned_data["file"]
             try:
-                text = upload.read().decode("utf-8-sig")
+                text = upload_text(upload.read(), upload.name)
                 result = mappings_import(text=text, filename=upload.name, replace=form.cleaned_data["replace"])
-            except UnicodeDecodeError:
-                messages.error(request, f"{upload.name}: not UTF-8 text")
-            except rules.RuleError as exc:
+            except (rules.RuleError, UploadTextError) as exc:
                 messages.error(request, str(exc))
             else:
                 messages.success(request, f"{upload.name}: {result.created} mappings created, {result.updated} "

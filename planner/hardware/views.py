@@ -25,6 +25,7 @@ from planner.hardware.services import (
     catalog_import_csv,
 )
 from planner.roles import planner_required
+from planner.textfiles import UploadTextError, upload_text
 from planner.web.areas import AREAS_BY_SLUG
 
 GATK = "GATK 3.1.1 WGS"
@@ -71,11 +72,9 @@ def import_csv(request: HttpRequest) -> HttpResponse:
         return redirect("hardware:catalog")
     upload = form.cleaned_data["file"]
     try:
-        text = upload.read().decode("utf-8-sig")
+        text = upload_text(upload.read(), upload.name)
         stats = catalog_import_csv(text, filename=upload.name)
-    except UnicodeDecodeError:
-        messages.error(request, f"{upload.name}: not UTF-8 text; export a CSV from this page to see the format.")
-    except CatalogImportError as exc:
+    except (CatalogImportError, UploadTextError) as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"{stats['file']}: {stats['rows']} {stats['kind'].replace('_', ' ')} rows "

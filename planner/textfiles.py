@@ -1,0 +1,35 @@
+"""Uploaded text files: their text, and where they are broken, as one-line errors that name the file, the
+line and the reason (pure core)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class UploadTextError(ValueError):
+    """An upload that is not text the product can store; the message names the file and line."""
+
+
+def upload_text(data: bytes, name: str) -> str:
+    """The UTF-8 text of an uploaded file (a byte-order mark dropped). A file that is not UTF-8, or holds a
+    NUL byte (binary or damaged: no database text can hold it), is refused with the line it happens on."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise UploadTextError(f"{name} line {line}: not UTF-8 text (byte {exc.start}); save it as UTF-8 "
+                              "(or CSV UTF-8 from a spreadsheet)") from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise UploadTextError(f"{name} line {text.count(chr(10), 0, nul) + 1}: a NUL byte (a binary or damaged "
+                              "file)")
+    return text
+
+
+def yaml_error(name: str, exc: Any) -> str:
+    """``exc`` (a yaml.YAMLError) as "name, line L, column C: not valid YAML: problem"; without a position
+    (PyYAML gives none for some errors) "name: not valid YAML: problem"."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc).splitlines()[0]
+    where = f"{name}, line {mark.line + 1}, column {mark.column + 1}" if mark is not None else name
+    return f"{where}: not valid YAML: {problem}"
