@@ -22,7 +22,7 @@ from forecasts.chargeback.models import (
     StorageRate,
 )
 from forecasts.chargeback.services import ChargebackError, months_with_usage, statements_compute
-from planner.textfiles import yaml_error
+from planner.web.textfiles import yaml_error
 
 DEMO_RATES = Path(settings.BASE_DIR) / "fixtures" / "demo_rates.yaml"
 

@@ -17,7 +17,7 @@ from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.plan_io import counts_from_csv, plan_from_dict, plan_to_dict
 from forecasts.demand.sequencing import SequencingPlan, YearFigures, compare_plans, monthly_figures, yearly_figures
 from forecasts.units import TB_PER_PB, convert_core_hours
-from planner.textfiles import yaml_error
+from planner.web.textfiles import yaml_error
 
 
 class PlanError(ValueError):

@@ -38,7 +38,7 @@ from forecasts.usage.cache import cached_by_inputs
 from planner.jobs.models import BackgroundJob
 from planner.jobs.services import job_start
 from planner.roles import planner_required
-from planner.textfiles import UploadTextError, upload_text
+from planner.web.textfiles import UploadTextError, upload_text
 
 
 def year_ago_backtest(fit: ForecastFit) -> dict[str, Any] | None:

@@ -29,7 +29,7 @@ from forecasts.demand.plans import (
 from forecasts.demand.sequencing import yearly_figures
 from forecasts.usage.cache import cached_by_inputs
 from planner.roles import planner_required
-from planner.textfiles import UploadTextError, upload_text
+from planner.web.textfiles import UploadTextError, upload_text
 
 
 @planner_required

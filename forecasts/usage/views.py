@@ -29,8 +29,8 @@ from forecasts.usage import selectors
 from forecasts.usage.charts import usage_figure
 from forecasts.usage.selectors import usage_monthly_by_department
 from planner.roles import ADMIN, PLANNER, role_of, sees_everything, visible_department_ids
-from planner.textfiles import upload_text
 from planner.web.areas import AREAS_BY_SLUG
+from planner.web.textfiles import upload_text
 
 
 def can_map(user: Any) -> bool:

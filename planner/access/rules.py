@@ -28,7 +28,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 
-from planner.textfiles import yaml_error
+from planner.web.textfiles import yaml_error
 
 ADMIN, PLANNER, FINANCE, VIEWER = "admin", "planner", "finance", "department viewer"
 ROLES = (ADMIN, PLANNER, FINANCE, VIEWER)  # strongest first

@@ -18,7 +18,7 @@ from planner.access.models import ApiToken, GroupMapping
 from planner.access.selectors import effective_access, effective_access_all
 from planner.access.services import MAX_TOKEN_DAYS, mappings_import, token_create, token_revoke
 from planner.roles import admin_required
-from planner.textfiles import UploadTextError, upload_text
+from planner.web.textfiles import UploadTextError, upload_text
 
 EXAMPLE_YAML = """mappings:
   - {group: hpc-admins, role: admin}

@@ -25,8 +25,8 @@ from planner.hardware.services import (
     catalog_import_csv,
 )
 from planner.roles import planner_required
-from planner.textfiles import UploadTextError, upload_text
 from planner.web.areas import AREAS_BY_SLUG
+from planner.web.textfiles import UploadTextError, upload_text
 
 GATK = "GATK 3.1.1 WGS"
 DELL = "BWA + GATK 3.6 10x WGS"

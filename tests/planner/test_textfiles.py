@@ -1,4 +1,4 @@
-"""Uploaded text files (planner.textfiles): refused with the file, line and reason, on every upload page."""
+"""Uploaded text files (planner.web.textfiles): refused with the file, line and reason, on every upload page."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from planner.textfiles import UploadTextError, upload_text
+from planner.web.textfiles import UploadTextError, upload_text
 from tests.helpers import login
 
 
