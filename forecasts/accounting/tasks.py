@@ -26,8 +26,8 @@ def ingest_accounting(job_id: int, run_id: int) -> None:
         job_failed(job_id, message=f"The ingest could not finish: {exc}")
         return
     job_progress(job_id, done=run.records_read, total=run.records_read)
-    if run.status == run.Status.NOTHING_LOADED:
-        job_failed(job_id, message=run.error)
+    if run.status == run.Status.NOTHING_LOADED:  # the file, not the run: a retry would read it the same way
+        job_failed(job_id, message=run.error, result_url=reverse("ingest-run", args=[run.pk]), retry=False)
         return
     job_succeeded(job_id, result=run.summary(), result_url=reverse("ingest-run", args=[run.pk]),
                   message=f"{run.jobs_ingested:,} jobs stored, {run.duplicates:,} duplicates, "

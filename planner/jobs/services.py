@@ -60,10 +60,19 @@ def job_succeeded(
     )
 
 
-def job_failed(job_id: int, *, message: str) -> None:
+def job_failed(job_id: int, *, message: str, result_url: str = "", retry: bool = True) -> None:
+    """``retry`` False: the input itself is the problem (a file with no readable record), so a retry would
+    fail the same way and none is offered; ``result_url``: where what went wrong can be seen."""
     BackgroundJob.objects.filter(pk=job_id).update(
-        status=BackgroundJob.Status.FAILED, message=message, finished_at=timezone.now()
+        status=BackgroundJob.Status.FAILED, message=message, finished_at=timezone.now(), result_url=result_url,
+        result=None if retry else {"retry": False},
     )
+
+
+def job_retry_useful(job: BackgroundJob) -> bool:
+    """False for a job that failed on its input (``job_failed(retry=False)``)."""
+    return not (job.status == BackgroundJob.Status.FAILED and isinstance(job.result, dict)
+                and job.result.get("retry") is False)
 
 
 def throttled(report: Callable[[int], None], every_s: float = 0.5) -> Callable[[int], None]:
@@ -130,7 +139,7 @@ def job_status(job: BackgroundJob) -> dict[str, Any]:
         "alive": alive,
         "attempts": job.attempts,
         "can_retry": job.status in (BackgroundJob.Status.FAILED, BackgroundJob.Status.INTERRUPTED)
-        and bool(job.task.get("name")),
+        and bool(job.task.get("name")) and job_retry_useful(job),
         "done": job.done,
         "total": job.total,
         "unit": job.unit,

@@ -36,7 +36,16 @@
           }
           return;
         }
-        if (job.status === "failed") { card.classList.add("failed"); return; }
+        if (job.status === "failed") {
+          card.classList.add("failed");
+          if (job.result_url) {  // e.g. the ingest run whose records were all rejected
+            var f = card.querySelector(".job-result");
+            f.hidden = false;
+            f.querySelector("a").href = job.result_url;
+            f.querySelector("a").textContent = "See the details";
+          }
+          return;
+        }
         card.classList.toggle("interrupted", job.status === "interrupted" || !job.alive && job.status === "running");
         setTimeout(function () { poll(card); }, 700);
       })

@@ -101,3 +101,33 @@ def test_retry_queues_a_failed_job_again_and_the_page_offers_it(
     assert (job.status, job.attempts) == ("queued", 0)
     with pytest.raises(ValueError, match="only a failed or interrupted job can be retried"):
         job_retry(job=job)
+
+
+def test_an_ingest_of_a_file_with_no_readable_record_fails_with_a_link_to_its_rejections_and_no_retry(
+        client: Any, planner_user: Any, tmp_path: Any) -> None:
+    """Retrying would read the same file the same way: the job page offers the run's details instead."""
+    from forecasts.accounting.load import ingest_run_create
+    from forecasts.accounting.tasks import ingest_accounting
+
+    path = tmp_path / "garbage.txt"
+    path.write_bytes(b"\x00\xffnot|a|sacct|line\n" * 5 + bytes(range(256)) + b"\n")
+    run = ingest_run_create(cluster_name="c", fmt="slurm", paths=[path])
+    job = BackgroundJob.objects.create(kind="ingest", label="garbage", status="queued", created_by=planner_user,
+                                       task={**TASK, "args": [0, run.pk]})
+    ingest_accounting(job.pk, run.pk)  # the task's body, in this process
+    job.refresh_from_db()
+    run.refresh_from_db()
+    assert run.status == "empty" and job.status == "failed"
+    assert job.message == run.error and "is this a slurm file?" in job.message
+    status = job_status(job)
+    assert status["result_url"] == f"/usage/ingest/{run.pk}/" and not status["can_retry"]
+    with pytest.raises(ValueError, match="failed on its input"):
+        job_retry(job=job)
+    client.force_login(planner_user)
+    page = client.get(f"/jobs/{job.pk}/").content.decode()
+    assert f'href="/usage/ingest/{run.pk}/">See the details' in page
+    form = page.split('class="job-retry"', 1)[1].split(">", 1)[0]
+    assert "hidden" in form  # no Retry button for a file that cannot be read
+    assert client.post(f"/jobs/{job.pk}/retry/").status_code == 302
+    job.refresh_from_db()
+    assert job.status == "failed"  # refused, with the reason as a message
