@@ -48,3 +48,7 @@ urlpatterns = [
     path("replay/", include("planner.replay.urls")),
     path("<slug:slug>/", views.area, name="area"),
 ]
+
+# JSON {"detail"} for the API's 404s and 500s, the site's pages elsewhere (planner/web/edge.py)
+handler404 = "planner.web.edge.not_found"
+handler500 = "planner.web.edge.server_error"

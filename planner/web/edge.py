@@ -6,7 +6,9 @@ in text, so it would surface as a 500).  Its ``process_exception`` turns the err
 malformed parameter produces deep inside a view into a 400 that says so: a number out of the
 database's range (``DataError``), Django's ``ValidationError`` (a bad date or UUID in a
 filter), ``OverflowError`` (a year past 9999).  Views still validate their own parameters
-with messages of their own; this is the net under them.  API paths answer JSON ``{"detail"}``.
+with messages of their own; this is the net under them.  API paths answer JSON ``{"detail"}``,
+and so do their 404s and 500s (``not_found``, ``server_error``: the URL conf's handlers), which
+Django would otherwise answer with an HTML page a script cannot read.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import DataError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.views import defaults
 
 FORM = "application/x-www-form-urlencoded"
 
@@ -65,3 +68,18 @@ class RejectMalformedInput:
         if isinstance(exc, OverflowError):
             return bad_request(request, f"A number in the request is too large: {exc}")
         return None
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """The 404 handler: JSON ``{"detail"}`` under /api/, the site's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": f"No API endpoint or object at {request.path}; the endpoints are listed "
+                                       "at /api/v1/docs/."}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """The 500 handler: JSON ``{"detail"}`` under /api/, the site's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "The server failed on this request; it has been logged."}, status=500)
+    return defaults.server_error(request)

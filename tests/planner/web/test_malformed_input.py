@@ -121,3 +121,25 @@ def test_an_id_the_database_cannot_hold_is_a_404_and_a_non_numeric_one_a_400(wor
     assert client.get(f"/jobs/{HUGE_ID}/").status_code == 404
     response = client.get("/forecasts/plans/compare/", {"a": "seven", "b": "1"})
     assert response.status_code == 400 and "expected a number but got &#x27;seven&#x27;" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_an_unknown_api_address_answers_json_and_an_unknown_page_the_sites_page(world: Any, client: Any) -> None:
+    client.force_login(world.users["planner"])
+    response = client.get("/api/v1/no-such-endpoint/")
+    assert response.status_code == 404 and response["Content-Type"] == "application/json"
+    assert "/api/v1/no-such-endpoint/" in response.json()["detail"] and "/api/v1/docs/" in response.json()["detail"]
+    page = client.get("/no-such-area/")
+    assert page.status_code == 404 and page["Content-Type"].startswith("text/html")
+    assert "Not found" in page.content.decode()
+
+
+def test_a_server_error_under_the_api_is_json_and_elsewhere_a_page() -> None:
+    from django.test import RequestFactory
+
+    from planner.web.edge import server_error
+
+    api = server_error(RequestFactory().get("/api/v1/designs/"))
+    assert api.status_code == 500 and api["Content-Type"] == "application/json"
+    page = server_error(RequestFactory().get("/designs/"))
+    assert page.status_code == 500 and page["Content-Type"].startswith("text/html")
