@@ -112,6 +112,21 @@ def test_the_editor_names_the_field_and_saving_makes_a_new_evaluated_version(cli
     assert v2.version == 2 and v2.evaluations.count() == 1
 
 
+def test_a_nul_escape_in_a_scenario_is_named_by_field_on_the_page_and_the_api(client: Any, planner_user: Any,
+                                                                               designs: dict[str, Any]) -> None:
+    """YAML's "\\0" makes a NUL, which no database text can hold: refused by field, before any save."""
+    login(client, planner_user)
+    narrow = designs["narrow"]
+    bad = narrow.scenario_yaml.replace("node_type: haswell", 'node_type: "has\\0well"', 1)
+    before = Design.objects.count()
+    html = client.post(f"/designs/{narrow.pk}/edit/", {"scenario": bad, "action": "evaluate"}).content.decode()
+    assert "purchases[3].node_type: contains a NUL byte" in html and "scenario.purchases" not in html
+    api = client.post("/api/v1/designs/", {"scenario_yaml": bad}, content_type="application/json")
+    assert api.status_code == 400
+    assert api.json()["scenario_yaml"][0].startswith("purchases[3].node_type: contains a NUL byte")
+    assert Design.objects.count() == before
+
+
 def test_the_design_page_shows_every_constraint_and_the_comparison_says_why(client: Any, planner_user: Any,
                                                                             designs: dict[str, Any]) -> None:
     login(client, planner_user)
