@@ -25,6 +25,7 @@ from planner.designs.services_prices import stored_price_resolver
 from planner.hardware.catalog import Catalog
 from planner.hardware.services import CatalogImportError, catalog_from_db
 from planner.jobs.services import job_failed, job_progress, job_running, job_start, job_succeeded
+from planner.web.textfiles import nul_at
 
 
 def scenario_parse_text(text: str) -> dict[str, Any]:
@@ -38,25 +39,12 @@ def scenario_parse_text(text: str) -> dict[str, Any]:
         raise ScenarioError([f"{where}: {problem}"]) from None
     if not isinstance(data, dict):
         raise ScenarioError(["scenario: expected a mapping of name, horizon, existing, purchases, demand, ..."])
-    where = _nul_at(data)
+    where = nul_at(data)
     if where is not None:  # a "\0" escape: no database text can hold it
-        raise ScenarioError([f"{where}: contains a NUL byte (\\0)"])
+        raise ScenarioError([f"{where or 'scenario'}: contains a NUL byte (\\0)"])
     return json.loads(json.dumps(data, default=str))  # JSON-safe (int year keys become strings)
 
 
-def _nul_at(value: Any, path: str = "") -> str | None:
-    """The path of the first key or text holding a NUL character ("purchases[3].node_type"), or None."""
-    if isinstance(value, str):
-        return (path or "scenario") if "\x00" in value else None
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in items:
-        here = (f"{path}.{key}" if path else str(key)) if isinstance(value, dict) else f"{path}[{key}]"
-        if isinstance(key, str) and "\x00" in key:
-            return here
-        found = _nul_at(item, here)
-        if found is not None:
-            return found
-    return None
 
 
 def design_scenario(data: dict[str, Any], catalog: Catalog | None = None) -> Scenario:

@@ -33,3 +33,20 @@ def yaml_error(name: str, exc: Any) -> str:
     problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc).splitlines()[0]
     where = f"{name}, line {mark.line + 1}, column {mark.column + 1}" if mark is not None else name
     return f"{where}: not valid YAML: {problem}"
+
+
+def nul_at(value: Any, path: str = "") -> str | None:
+    """Where a parsed document (YAML's "\\0" escape makes one) holds a NUL character, which no database text
+    can: the path of the first such key or text ("purchases[3].node_type"; "" for the document itself), or
+    None."""
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        here = (f"{path}.{key}" if path else str(key)) if isinstance(value, dict) else f"{path}[{key}]"
+        if isinstance(key, str) and "\x00" in key:
+            return here
+        found = nul_at(item, here)
+        if found is not None:
+            return found
+    return None

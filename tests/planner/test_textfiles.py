@@ -51,3 +51,29 @@ def test_a_binary_or_damaged_upload_is_refused_with_its_line_on_every_page(
     response = client.post(url, {"file": upload, **fields}, follow=True)
     assert response.status_code == 200
     assert message in response.content.decode()
+
+
+def test_nul_at_names_the_first_key_or_text_holding_a_nul() -> None:
+    from planner.web.textfiles import nul_at
+
+    assert nul_at({"name": "ok", "purchases": [{"count": 3}, {"node_type": "has\x00well"}]}) == "purchases[1].node_type"
+    assert nul_at({"a\x00": 1}) == "a\x00" and nul_at("x\x00") == "" and nul_at({"name": "ok", "n": [1, 2.5]}) is None
+
+
+@pytest.mark.django_db
+def test_a_nul_escape_in_a_yaml_plan_rate_file_or_role_mapping_is_refused_by_field() -> None:
+    """YAML's "\\0" escape makes a NUL after parsing, which upload_text cannot see in the bytes."""
+    from forecasts.chargeback.services import ChargebackError
+    from forecasts.demand.plans import PlanError, plan_parse
+    from planner.access.rules import RuleError, parse
+
+    with pytest.raises(PlanError, match=r"^plan.yaml: name: contains a NUL byte"):
+        plan_parse('name: "a\\0b"\nstart: 2014-01-01\n', name="plan.yaml")
+    with pytest.raises(RuleError, match=r"^m.yaml: mappings\[0\].group: contains a NUL byte"):
+        parse('mappings:\n  - {group: "a\\0b", role: admin}\n', "m.yaml")
+    with pytest.raises(RuleError, match=r"^m.csv: line 2: a NUL byte"):
+        parse("group,role\nhpc\x00,admin\n", "m.csv")
+    with pytest.raises(ChargebackError, match=r"^rates.yaml: name: contains a NUL byte"):
+        from forecasts.chargeback.demo import rate_plan_load_yaml
+
+        rate_plan_load_yaml('name: "x\\0"\neffective_from: 2020-01-01\n')
