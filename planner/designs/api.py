@@ -21,6 +21,7 @@ from planner.designs.services import (
     design_latest_evaluation,
     optimizer_run_start,
 )
+from planner.hardware.catalog import NODE_POSITIVE, STORAGE_POSITIVE, number_problems
 from planner.hardware.models import Benchmark, NodeType, StorageSystem
 from planner.hardware.services import CatalogImportError
 from planner.roles import IsPlanner
@@ -31,11 +32,23 @@ class NodeTypeSerializer(serializers.ModelSerializer):
         model = NodeType
         exclude = ["updated_at"]
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        problems = number_problems(attrs, NODE_POSITIVE)  # the catalog's own rule
+        if problems:
+            raise serializers.ValidationError(problems)
+        return attrs
+
 
 class StorageSystemSerializer(serializers.ModelSerializer):
     class Meta:
         model = StorageSystem
         exclude = ["updated_at"]
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        problems = number_problems(attrs, STORAGE_POSITIVE)
+        if problems:
+            raise serializers.ValidationError(problems)
+        return attrs
 
 
 class BenchmarkSerializer(serializers.ModelSerializer):

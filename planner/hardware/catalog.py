@@ -198,24 +198,36 @@ def _build(cls: type, raw: Any, where: str) -> Any:
         raise CatalogError(f"{where}: {exc}") from None
 
 
-_NODE_POSITIVE = ("sockets", "cores_per_node", "base_clock_ghz", "all_core_clock_ghz", "arch_factor", "memory_gb",
-                  "price_usd", "lifetime_years", "flops_per_cycle_per_core")
-_STORAGE_POSITIVE = ("raw_tb", "usable_tb", "price_usd", "throughput_gbps", "metadata_iops", "lifetime_years")
+NODE_POSITIVE = ("sockets", "cores_per_node", "base_clock_ghz", "all_core_clock_ghz", "arch_factor", "memory_gb",
+                 "price_usd", "lifetime_years", "flops_per_cycle_per_core")
+STORAGE_POSITIVE = ("raw_tb", "usable_tb", "price_usd", "throughput_gbps", "metadata_iops", "lifetime_years")
 _NONNEGATIVE = ("power_w", "rack_units", "support_pct_per_year", "local_flash_tb", "gpus")
+
+
+def number_problems(values: dict[str, Any], positive: tuple[str, ...]) -> dict[str, str]:
+    """The catalog's rule for an item's numbers, by field: prices, counts, clocks and capacities must be > 0,
+    power, rack units, support, flash and GPUs >= 0 (a negative price would make the optimiser buy without
+    end). The catalog file, the CSV import, the edit form and the API all apply it."""
+    problems = {}
+    for name in positive + _NONNEGATIVE:
+        if name not in values or values[name] is None:
+            continue
+        val = values[name]
+        if isinstance(val, bool) or not isinstance(val, (int, float)) or math.isnan(val):
+            problems[name] = f"expected a number, got {val!r}"
+        elif name in positive and val <= 0:
+            problems[name] = f"must be > 0, got {val!r}"
+        elif val < 0:
+            problems[name] = f"must be >= 0, got {val!r}"
+    return problems
 
 
 def _check_numbers(obj: Any, where: str, positive: tuple[str, ...]) -> None:
     """Negative or zero prices, counts and capacities are errors naming the field path."""
-    for name in positive + _NONNEGATIVE:
-        if not hasattr(obj, name):
-            continue
-        val = getattr(obj, name)
-        if isinstance(val, bool) or not isinstance(val, (int, float)) or math.isnan(val):
-            raise CatalogError(f"{where}.{name}: expected a number, got {val!r}")
-        if name in positive and val <= 0:
-            raise CatalogError(f"{where}.{name}: must be > 0, got {val!r}")
-        if val < 0:
-            raise CatalogError(f"{where}.{name}: must be >= 0, got {val!r}")
+    problems = number_problems({name: getattr(obj, name) for name in positive + _NONNEGATIVE if hasattr(obj, name)},
+                               positive)
+    for name, problem in problems.items():
+        raise CatalogError(f"{where}.{name}: {problem}")
 
 
 def catalog_from_dict(data: dict[str, Any], source_path: str = "") -> Catalog:
@@ -228,11 +240,11 @@ def catalog_from_dict(data: dict[str, Any], source_path: str = "") -> Catalog:
         cat.performance_path = str((base / perf).resolve())
     for i, raw in enumerate(data.get("node_types") or []):
         node = _build(NodeType, raw, f"node_types[{i}]")
-        _check_numbers(node, f"node_types[{i}]", _NODE_POSITIVE)
+        _check_numbers(node, f"node_types[{i}]", NODE_POSITIVE)
         cat.node_types[node.name] = node
     for i, raw in enumerate(data.get("storage_systems") or []):
         st = _build(StorageSystem, raw, f"storage_systems[{i}]")
-        _check_numbers(st, f"storage_systems[{i}]", _STORAGE_POSITIVE)
+        _check_numbers(st, f"storage_systems[{i}]", STORAGE_POSITIVE)
         if st.kind not in STORAGE_KINDS:
             raise CatalogError(f"storage_systems[{i}].kind: {st.kind!r} not in {STORAGE_KINDS}")
         if not 0 < st.fullness_limit <= 1:

@@ -14,6 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from planner.hardware.catalog import NODE_POSITIVE, number_problems
 from planner.hardware.costmodel import CostModel, NoBenchmarkError, speedup
 from planner.hardware.design_model import fitted_benchmarks, fitted_leave_one_out
 from planner.hardware.models import Benchmark, NodeType, StorageSystem
@@ -37,6 +38,12 @@ class NodeTypeForm(forms.ModelForm):
         model = NodeType
         fields = [f.name for f in NodeType._meta.concrete_fields if f.name not in ("id", "updated_at")]
         widgets = {"source": forms.Textarea(attrs={"rows": 2}), "assumptions": forms.Textarea(attrs={"rows": 2})}
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        for name, problem in number_problems(data, NODE_POSITIVE).items():  # the catalog's own rule
+            self.add_error(name, problem)
+        return data
 
 
 class CsvUploadForm(forms.Form):

@@ -172,3 +172,26 @@ def test_the_api_schema_still_generates_without_warnings() -> None:
     call_command("spectacular", "--validate", "--fail-on-warn", stdout=out, stderr=io.StringIO())
     for path in ("/api/v1/designs/{id}/optimize/", "/api/v1/node-types/", "/api/v1/benchmarks/"):
         assert path in out.getvalue()
+
+
+def test_a_negative_price_or_a_zero_clock_is_refused_by_the_form_and_the_api_as_the_catalog_refuses_it(
+        client: Any, planner_user: Any, designs: dict[str, Any]) -> None:
+    """A negative price would have the optimiser buy without end: the catalog's own rule on every way in."""
+    from planner.hardware.models import NodeType
+
+    login(client, planner_user)
+    fields = {k: v for k, v in client.get("/api/v1/node-types/").json()["results"][0].items() if k != "id"}
+    before = NodeType.objects.count()
+    form = {k: ("" if v is None else v) for k, v in fields.items()} | {"name": "probe", "price_usd": -5,
+                                                                       "base_clock_ghz": 0}
+    html = client.post("/hardware/node-types/new/", form).content.decode()
+    assert "must be &gt;= 0, got -5.0" not in html and "must be &gt; 0, got -5.0" in html
+    assert "must be &gt; 0, got 0.0" in html
+    api = client.post("/api/v1/node-types/", fields | {"name": "probe", "power_w": -100},
+                      content_type="application/json")
+    assert api.status_code == 400 and api.json()["power_w"] == ["must be >= 0, got -100.0"]
+    storage = client.get("/api/v1/storage-systems/").json()["results"][0]
+    bad = {k: v for k, v in storage.items() if k != "id"} | {"name": "probe-st", "usable_tb": -1}
+    api = client.post("/api/v1/storage-systems/", bad, content_type="application/json")
+    assert api.status_code == 400 and api.json()["usable_tb"] == ["must be > 0, got -1.0"]
+    assert NodeType.objects.count() == before
