@@ -35,6 +35,11 @@ EXTERNAL = [Person("ext01", "external", "collab-external", "mixed"),
             Person("ext03", "visitors", "startup-alloc", "mixed")]
 
 
+def demo_log_path() -> Path:
+    """The generated demo log (made on the first load, kept in the data folder)."""
+    return Path(settings.DATA_DIR) / f"demo_{CLUSTER}_{START:%Y}-{END:%Y}_sacct.txt"
+
+
 def load_jobs(log: Callable[[str], None]) -> None:
     cluster, _ = Cluster.objects.get_or_create(
         name=CLUSTER, defaults={"description": "Shared HPC cluster (demo)", "timezone": "America/New_York"}
@@ -48,7 +53,7 @@ def load_jobs(log: Callable[[str], None]) -> None:
         mappings_import_csv(mapping_text, filename="demo_mappings.csv")
         log(f"  {CLUSTER}: jobs already loaded")
         return
-    path = Path(settings.DATA_DIR) / f"demo_{CLUSTER}_{START:%Y}-{END:%Y}_sacct.txt"
+    path = demo_log_path()
     if not path.exists():
         log(f"  generating {DEMO_JOBS:,} demo jobs (first run only, about a minute)...")
         tmp = path.with_suffix(".tmp")
@@ -77,7 +82,7 @@ def damaged(line: str) -> list[str]:
 
 def load_resent_extract(log: Callable[[str], None]) -> None:
     """The logs' last days again, with three damaged lines: duplicates and rejections on the ingest page."""
-    source = Path(settings.DATA_DIR) / f"demo_{CLUSTER}_{START:%Y}-{END:%Y}_sacct.txt"
+    source = demo_log_path()
     if IngestRun.objects.filter(source="demo-resent").exists() or not source.exists():
         return
     with source.open() as f:

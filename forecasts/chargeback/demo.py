@@ -22,7 +22,7 @@ from forecasts.chargeback.models import (
     StorageRate,
 )
 from forecasts.chargeback.services import ChargebackError, months_with_usage, statements_compute
-from planner.web.textfiles import nul_at, yaml_error
+from planner.web.textfiles import nul_problem, yaml_error
 
 DEMO_RATES = Path(settings.BASE_DIR) / "fixtures" / "demo_rates.yaml"
 
@@ -71,9 +71,9 @@ def rate_plan_load_yaml(text: str, *, filename: str = "rates.yaml") -> RatePlan:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
         raise ChargebackError(yaml_error(filename, exc)) from None
-    where = nul_at(data)
-    if where is not None:  # YAML's "\0" escape: no database text can hold it
-        raise ChargebackError(f"{filename}: {where or 'the document'}: contains a NUL byte (\\0)")
+    nul = nul_problem(data)  # YAML's "\0" escape: no database text can hold it
+    if nul:
+        raise ChargebackError(f"{filename}: {nul}")
     try:
         rate_file_check(data)
         effective_from = date.fromisoformat(str(data["effective_from"]))

@@ -17,7 +17,7 @@ from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.plan_io import counts_from_csv, plan_from_dict, plan_to_dict
 from forecasts.demand.sequencing import SequencingPlan, YearFigures, compare_plans, monthly_figures, yearly_figures
 from forecasts.units import TB_PER_PB, convert_core_hours
-from planner.web.textfiles import nul_at, yaml_error
+from planner.web.textfiles import nul_problem, yaml_error
 
 
 class PlanError(ValueError):
@@ -35,9 +35,9 @@ def plan_parse(text: str, *, name: str = "the plan") -> SequencingPlan:
 
 
 def plan_from_document(data: dict[str, Any], *, name: str = "the plan") -> SequencingPlan:
-    where = nul_at(data)
-    if where is not None:  # YAML's "\0" escape (or JSON's "\u0000"): no database text can hold it
-        raise PlanError(f"{name}: {where or 'the document'}: contains a NUL byte (\\0)")
+    nul = nul_problem(data)  # YAML's "\0" escape (or JSON's "\u0000"): no database text can hold it
+    if nul:
+        raise PlanError(f"{name}: {nul}")
     try:
         return plan_from_dict(data)
     except KeyError as exc:

@@ -28,7 +28,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 
-from planner.web.textfiles import nul_at, yaml_error
+from planner.web.textfiles import nul_line, nul_problem, yaml_error
 
 ADMIN, PLANNER, FINANCE, VIEWER = "admin", "planner", "finance", "department viewer"
 ROLES = (ADMIN, PLANNER, FINANCE, VIEWER)  # strongest first
@@ -122,9 +122,9 @@ def parse_yaml(text: str, filename: str = "mappings.yaml") -> list[Rule]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise RuleError(yaml_error(filename, exc)) from None
-    where = nul_at(data)
-    if where is not None:  # YAML's "\0" escape: no database text can hold it
-        raise RuleError(f"{filename}: {where or 'the document'}: contains a NUL byte (\\0)")
+    nul = nul_problem(data)  # YAML's "\0" escape: no database text can hold it
+    if nul:
+        raise RuleError(f"{filename}: {nul}")
     items = data.get("mappings") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise RuleError(f"{filename}: expected a list of mappings (or a 'mappings:' key holding one)")
@@ -138,9 +138,9 @@ def parse_yaml(text: str, filename: str = "mappings.yaml") -> list[Rule]:
 
 def parse(text: str, filename: str) -> list[Rule]:
     """Rules from a CSV or YAML file (by extension; CSV when the first line looks like a header)."""
-    if "\x00" in text:
-        raise RuleError(f"{filename}: line {text.count(chr(10), 0, text.index(chr(0))) + 1}: a NUL byte (a binary "
-                        "or damaged file)")
+    line = nul_line(text)
+    if line is not None:
+        raise RuleError(f"{filename}: line {line}: a NUL byte (a binary or damaged file)")
     name = filename.lower()
     if name.endswith((".yaml", ".yml")):
         rules = parse_yaml(text, filename)

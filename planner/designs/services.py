@@ -25,7 +25,7 @@ from planner.designs.services_prices import stored_price_resolver
 from planner.hardware.catalog import Catalog
 from planner.hardware.services import CatalogImportError, catalog_from_db
 from planner.jobs.services import job_failed, job_progress, job_running, job_start, job_succeeded
-from planner.web.textfiles import nul_at
+from planner.web.textfiles import nul_problem
 
 
 def scenario_parse_text(text: str) -> dict[str, Any]:
@@ -39,9 +39,9 @@ def scenario_parse_text(text: str) -> dict[str, Any]:
         raise ScenarioError([f"{where}: {problem}"]) from None
     if not isinstance(data, dict):
         raise ScenarioError(["scenario: expected a mapping of name, horizon, existing, purchases, demand, ..."])
-    where = nul_at(data)
-    if where is not None:  # a "\0" escape: no database text can hold it
-        raise ScenarioError([f"{where or 'scenario'}: contains a NUL byte (\\0)"])
+    nul = nul_problem(data, root="scenario")  # a "\0" escape: no database text can hold it
+    if nul:
+        raise ScenarioError([nul])
     return json.loads(json.dumps(data, default=str))  # JSON-safe (int year keys become strings)
 
 

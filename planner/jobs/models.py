@@ -60,3 +60,15 @@ class BackgroundJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} ({self.status})"
+
+    @property
+    def failed_on_input(self) -> bool:
+        """Failed because of its input (``job_failed(retry=False)``, e.g. a file with no readable record): a
+        retry would fail the same way."""
+        return self.status == self.Status.FAILED and isinstance(self.result, dict) and self.result.get("retry") is False
+
+    @property
+    def can_retry(self) -> bool:
+        """A person may retry (or resume) it: failed or interrupted, its task recorded, not failed on its input."""
+        return (self.status in (self.Status.FAILED, self.Status.INTERRUPTED) and bool(self.task.get("name"))
+                and not self.failed_on_input)

@@ -31,7 +31,6 @@ from django.db.models import Q
 from django.utils import timezone
 
 from planner.jobs.models import BackgroundJob
-from planner.jobs.services import job_retry_useful
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +142,7 @@ def job_retry(*, job: BackgroundJob, user: Any = None) -> BackgroundJob:
         raise ValueError(f"job #{job.pk} is {job.status}: only a failed or interrupted job can be retried")
     if not job_can_resume(job):
         raise ValueError(f"job #{job.pk} cannot be retried: the task that runs it was not recorded")
-    if not job_retry_useful(job):
+    if job.failed_on_input:
         raise ValueError(f"job #{job.pk} failed on its input, and a retry would read it the same way: "
                          "upload a corrected file")
     who = getattr(user, "username", "") or "someone"

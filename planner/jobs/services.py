@@ -69,11 +69,6 @@ def job_failed(job_id: int, *, message: str, result_url: str = "", retry: bool =
     )
 
 
-def job_retry_useful(job: BackgroundJob) -> bool:
-    """False for a job that failed on its input (``job_failed(retry=False)``)."""
-    return not (job.status == BackgroundJob.Status.FAILED and isinstance(job.result, dict)
-                and job.result.get("retry") is False)
-
 
 def throttled(report: Callable[[int], None], every_s: float = 0.5) -> Callable[[int], None]:
     """Wrap a progress callback so it writes to the database at most every ``every_s`` seconds."""
@@ -138,8 +133,7 @@ def job_status(job: BackgroundJob) -> dict[str, Any]:
         "status_text": text,
         "alive": alive,
         "attempts": job.attempts,
-        "can_retry": job.status in (BackgroundJob.Status.FAILED, BackgroundJob.Status.INTERRUPTED)
-        and bool(job.task.get("name")) and job_retry_useful(job),
+        "can_retry": job.can_retry,
         "done": job.done,
         "total": job.total,
         "unit": job.unit,

@@ -19,11 +19,16 @@ def upload_text(data: bytes, name: str) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         raise UploadTextError(f"{name} line {line}: not UTF-8 text (byte {exc.start}); save it as UTF-8 "
                               "(or CSV UTF-8 from a spreadsheet)") from None
-    nul = text.find("\x00")
-    if nul >= 0:
-        raise UploadTextError(f"{name} line {text.count(chr(10), 0, nul) + 1}: a NUL byte (a binary or damaged "
-                              "file)")
+    nul = nul_line(text)
+    if nul is not None:
+        raise UploadTextError(f"{name} line {nul}: a NUL byte (a binary or damaged file)")
     return text
+
+
+def nul_line(text: str) -> int | None:
+    """The line (from 1) of the first NUL byte in ``text``, or None."""
+    at = text.find("\x00")
+    return None if at < 0 else text.count("\n", 0, at) + 1
 
 
 def yaml_error(name: str, exc: Any) -> str:
@@ -50,3 +55,10 @@ def nul_at(value: Any, path: str = "") -> str | None:
         if found is not None:
             return found
     return None
+
+
+def nul_problem(document: Any, root: str = "the document") -> str | None:
+    """"purchases[3].node_type: contains a NUL byte (\\0)" for a parsed document holding one (``root`` names
+    the document itself), or None: the message every YAML reader of the product gives."""
+    where = nul_at(document)
+    return None if where is None else f"{where or root}: contains a NUL byte (\\0)"
