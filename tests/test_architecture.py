@@ -61,6 +61,7 @@ PURE_CORE = [
     "planner/designs/chance.py",
     "planner/designs/service_level.py",
     "planner/designs/confidence.py",
+    "planner/designs/inventory.py",
     "forecasts/demand/paths.py",
     "planner/replay/workload.py",
     "planner/replay/engine.py",

@@ -15,7 +15,12 @@ import yaml
 
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.services import design_create, design_evaluate
-from planner.designs.services_paths import design_from_forecast, service_level_run_start, whole_future_years
+from planner.designs.services_paths import (
+    design_from_forecast,
+    guess_node_type,
+    service_level_run_start,
+    whole_future_years,
+)
 
 UNCERTAINTY = {
     "paths": 500, "seed": 0,
@@ -48,7 +53,9 @@ def load_design_on_paths(log: Callable[[str], None]) -> None:
 
 def load_design_from_forecast(log: Callable[[str], None]) -> None:
     """What a planner does from a forecast page: the demo cluster's next three whole years from its newest
-    core-hours forecast (all departments), the design judged on the forecast's paths, and a 90% plan queued."""
+    core-hours forecast (all departments), owning the cluster's recorded nodes (64-core: the catalog's
+    amd-interlagos, the only node type that wide), the design judged on the forecast's paths, and a 90% plan
+    queued."""
     from forecasts.demand.models import ForecastFit
 
     fit = (ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS, cluster__isnull=False,
@@ -62,7 +69,8 @@ def load_design_from_forecast(log: Callable[[str], None]) -> None:
     if existing is None and not whole:
         log(f"design from a forecast: skipped (forecast #{fit.pk} has no whole future year)")
         return
-    design = existing or design_from_forecast(fit=fit, start_year=whole[0], end_year=whole[min(len(whole), 3) - 1])
+    design = existing or design_from_forecast(fit=fit, start_year=whole[0], end_year=whole[min(len(whole), 3) - 1],
+                                              node_type=guess_node_type(fit))
     design_evaluate(design=design)
     horizon = design.scenario.get("horizon") or {}
     log(f"design from a forecast: {design.name} ({horizon.get('start_year')}-{horizon.get('end_year')})")

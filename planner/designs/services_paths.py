@@ -21,6 +21,7 @@ from forecasts.demand.paths import DemandPaths, PathsError, PlanYear, combine, y
 from forecasts.demand.plans import plan_of
 from forecasts.demand.sequencing import yearly_figures
 from forecasts.units import TB_PER_PB
+from planner.designs.inventory import CapacityStep, Inventory, existing_nodes, node_type_of
 
 
 def _fit(pk: int, metric: str) -> ForecastFit:
@@ -170,9 +171,43 @@ def whole_future_years(fit: ForecastFit) -> list[int]:
                   and int(y["year"]) > fit.through.year)
 
 
+def cluster_inventory(fit: ForecastFit, node_type: str, start_year: int) -> tuple[Inventory, Any]:
+    """The fit's cluster's capacity records before ``start_year`` as existing nodes of ``node_type``."""
+    from forecasts.accounting.models import ClusterCapacity
+    from planner.hardware.models import NodeType
+
+    if fit.cluster_id is None:
+        raise PathsError(f"forecast fit #{fit.pk} is for all clusters: name a cluster's forecast to count its nodes")
+    row = NodeType.objects.filter(name=node_type).first()
+    if row is None:
+        raise PathsError(f"no node type {node_type!r} in the hardware catalog")
+    steps = [CapacityStep(r.effective_from, r.cores, r.note)
+             for r in ClusterCapacity.objects.filter(cluster_id=fit.cluster_id).order_by("effective_from")]
+    if not steps:
+        raise PathsError(f"cluster {fit.cluster.name} has no capacity records to count its nodes from")
+    return existing_nodes(steps, row.name, row.cores_per_node, row.lifetime_years, start_year), row
+
+
+def guess_node_type(fit: ForecastFit) -> str | None:
+    """The catalog node type as wide as the fit's cluster's nodes (its newest capacity record), if only one is."""
+    from forecasts.accounting.models import ClusterCapacity
+    from planner.hardware.models import NodeType
+
+    if fit.cluster_id is None:
+        return None
+    last = ClusterCapacity.objects.filter(cluster_id=fit.cluster_id).order_by("-effective_from").first()
+    if last is None:
+        return None
+    return node_type_of(last.cores, last.nodes, dict(NodeType.objects.values_list("name", "cores_per_node")))
+
+
 def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, user: Any = None,
-                         plan: SequencerPlan | None = None) -> Any:
-    """Start a design for a cluster from its core-hours forecast: demand and paths linked to the fit."""
+                         plan: SequencerPlan | None = None, node_type: str | None = None) -> Any:
+    """Start a design for a cluster from its core-hours forecast: demand and paths linked to the fit.
+
+    With ``node_type`` (the cluster's nodes in the catalog) the design owns the cluster's recorded nodes
+    (``cluster_inventory``) and counts demand on the cluster's own core: the reference core is that node's
+    (or, with a sequencer plan, the plan's reference node, the trend converted to it by clock)."""
     import yaml
 
     from planner.designs.services import design_create
@@ -184,18 +219,41 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
         raise PathsError(f"forecast fit #{fit.pk} has no whole-year figure for {', '.join(map(str, missing))}: "
                          f"choose years inside its horizon")
     where = fit.cluster.name if fit.cluster_id else "all clusters"
+    links: dict[str, Any] = {"core_fit": fit.pk} | ({"sequencer_plan": plan.pk} if plan else {})
+    factor = 1.0
+    comment = f"# Started from forecast #{fit.pk}; edit the storage and sequencing figures to check them too\n"
     data: dict[str, Any] = {
         "name": f"Design for {where} from forecast #{fit.pk}",
         "description": f"Demand from the core-hours forecast #{fit.pk} ({where}); judged on its sample paths.",
         "horizon": {"start_year": start_year, "end_year": end_year},
-        "demand": [{"year": y, "core_hours": float(by_year[y]["median"])} for y in years],
+    }
+    if node_type:
+        inv, row = cluster_inventory(fit, node_type, start_year)
+        core = row.base_clock_ghz * row.arch_factor
+        if plan is None:
+            data["reference_core"] = {"clock_ghz": row.base_clock_ghz, "arch_factor": row.arch_factor}
+        else:
+            ref = plan_of(plan)
+            ref_clock = ref.node_types[ref.reference_node].clock_ghz
+            data["reference_core"] = {"clock_ghz": ref_clock, "arch_factor": 1.0}
+            links["cluster_clock_ghz"] = core
+            factor = core / ref_clock
+        data["existing"] = inv.existing
+        on = "that node's core." if plan is None else f"the plan's reference core ({ref_clock} GHz)."
+        data["description"] += (f" Owns {where}'s {inv.cores:,} recorded cores as {row.name} nodes"
+                                f" ({sum(e['count'] for e in inv.existing)} nodes); demand on {on}")
+        comment += (f"# existing: {where}'s capacity records as {row.name} nodes ({row.cores_per_node} cores), each "
+                    f"step bought in its year; the catalog's {row.lifetime_years}-year lifetime, or through "
+                    f"{start_year} for nodes the records show still running\n")
+        if inv.not_whole:
+            comment += f"# not whole {row.name} nodes (rounded): {'; '.join(inv.not_whole)}\n"
+    data |= {
+        "demand": [{"year": y, "core_hours": float(by_year[y]["median"]) * factor} for y in years],
         "constraints": {"off": ["storage_tb", "genomes_per_day", "ingest_tb_per_day", "files"]},
-        "uncertainty": {"paths": 1000, "seed": 0, "forecast": {"core_fit": fit.pk}
-                        | ({"sequencer_plan": plan.pk} if plan else {})},
+        "uncertainty": {"paths": 1000, "seed": 0, "forecast": links},
         "optimize": {"service_level": 0.9},
     }
-    text = f"# Started from forecast #{fit.pk}; edit the storage and sequencing figures to check them too\n"
-    return design_create(text=text + yaml.safe_dump(data, sort_keys=False), user=user)
+    return design_create(text=comment + yaml.safe_dump(data, sort_keys=False), user=user)
 
 
 # ---- plans bought for a service level (an optimiser run of its own kind) ---------------------------

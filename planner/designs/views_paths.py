@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
-from django.views.decorators.http import require_POST
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
 
+from forecasts.accounting.models import ClusterCapacity
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.paths import PathsError
 from planner.designs.models import Design
@@ -14,6 +16,7 @@ from planner.designs.scenario import ScenarioError
 from planner.designs.services_paths import (
     design_from_forecast,
     design_use_newest_forecasts,
+    guess_node_type,
     service_level_run_start,
     whole_future_years,
 )
@@ -55,28 +58,46 @@ def design_use_newest(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("designs:detail", pk=new.pk)
 
 
+def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]) -> HttpResponse:
+    from planner.hardware.models import NodeType
+
+    plan = _plan(request.GET.get("plan"))
+    guess = guess_node_type(row)
+    return render(request, "designs/from_forecast.html", {
+        "fit": row, "years": whole[: min(len(whole), 5)], "plan": plan, "plans": SequencerPlan.objects.all()[:30],
+        "node_types": NodeType.objects.order_by("name"), "guess": guess,
+        "capacity": ClusterCapacity.objects.filter(cluster_id=row.cluster_id).order_by("effective_from")
+        if row.cluster_id else [],
+    })
+
+
+def _plan(raw: str | None) -> SequencerPlan | None:
+    try:
+        return SequencerPlan.objects.filter(pk=int(raw)).first() if raw else None
+    except ValueError:
+        return None
+
+
 @planner_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def design_from_forecast_view(request: HttpRequest, fit: int) -> HttpResponse:
-    """POST (it creates a design; the fit page's button): start a design, then edit it, whose demand and paths
-    come from a core-hours forecast and, with ``plan``, a sequencer plan."""
-    row = get_object_or_404(ForecastFit, pk=fit, metric=ForecastFit.Metric.CORE_HOURS)
+    """GET: the form (what the cluster owns, which plan); POST (it creates a design): start a design, then edit
+    it, whose demand and paths come from a core-hours forecast and, with ``plan``, a sequencer plan; with
+    ``node_type`` it owns the cluster's recorded nodes and counts demand on their core."""
+    row = get_object_or_404(ForecastFit.objects.select_related("cluster"), pk=fit, metric=ForecastFit.Metric.CORE_HOURS)
     whole = whole_future_years(row)
     if not whole:
         messages.error(request, f"Forecast #{row.pk} has no whole future year: refit it with a longer horizon.")
         return redirect("forecasts")
-    plan = None
-    if request.POST.get("plan"):
-        try:
-            plan = SequencerPlan.objects.filter(pk=int(request.POST["plan"])).first()
-        except ValueError:
-            plan = None
+    if request.method == "GET":
+        return _from_forecast_form(request, row, whole)
     try:
         design = design_from_forecast(fit=row, start_year=whole[0], end_year=whole[min(len(whole), 5) - 1],
-                                      user=request.user, plan=plan)
+                                      user=request.user, plan=_plan(request.POST.get("plan")),
+                                      node_type=request.POST.get("node_type") or None)
     except (ScenarioError, CatalogImportError, PathsError) as exc:
         messages.error(request, f"Cannot start a design from forecast #{row.pk}: {exc}")
-        return redirect("forecasts")
+        return redirect(f"{reverse('designs:from-forecast', args=[row.pk])}?plan={request.POST.get('plan') or ''}")
     messages.success(request, f"Design started from forecast #{row.pk}: add purchases (or run the optimiser) and "
                               "storage or sequencing figures to check them too.")
     return redirect("designs:edit", pk=design.pk)

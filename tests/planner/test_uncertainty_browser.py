@@ -53,15 +53,27 @@ def test_a_planner_starts_a_design_from_a_forecast_page_and_sees_the_chance_each
     from planner.hardware.services import catalog_load_yaml
     from tests.forecasts.forecast_factories import usage_history
 
+    from datetime import date
+
+    from forecasts.accounting.models import ClusterCapacity
+    from forecasts.models import Cluster
+
     catalog_load_yaml()
     usage_history(departments, months=48)
-    fit = forecast_fit_create(SeriesSpec("core_hours"), horizon_months=36)
+    cluster = Cluster.objects.get(name="minerva")
+    ClusterCapacity.objects.create(cluster=cluster, effective_from=date(2019, 1, 1), cores=1536, nodes=24)
+    fit = forecast_fit_create(SeriesSpec("core_hours", cluster=cluster), horizon_months=36)
     page = page_as(planner_user)
     page.goto(f"{live_server.url}/forecasts/fits/{fit.pk}/")
-    page.click("text=Start a design from this forecast")  # a POST button: visiting its address makes nothing
+    page.click("text=Start a design from this forecast")  # to the form: visiting its address makes nothing
+    page.wait_for_selector("#from-forecast-form")
+    assert page.input_value("#node-type") == "amd-interlagos"  # the cluster's 64-core nodes, preselected
+    screenshot(page, "designs-from-forecast-form")
+    page.click("text=Start the design")
     page.wait_for_url("**/designs/*/edit/")
     design = Design.objects.latest("pk")
     assert design.scenario["uncertainty"]["forecast"]["core_fit"] == fit.pk
+    assert design.scenario["existing"][0]["count"] == 24
     page.click("text=Save and evaluate")
     page.wait_for_selector("#chance-table")
     table = page.locator("#chance-table").inner_text()

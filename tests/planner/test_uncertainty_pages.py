@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 import pytest
@@ -89,10 +90,11 @@ def test_a_design_started_from_a_forecast_is_judged_on_its_paths_and_follows_new
     fit = forecast_fit_create(SeriesSpec("core_hours"), horizon_months=36)
     login(client, planner_user)
     fit_page = client.get(f"/forecasts/fits/{fit.pk}/").content.decode()
-    assert f'method="post" action="/designs/from-forecast/{fit.pk}/"' in fit_page  # a button: it creates a design
+    assert f'id="start-design" href="/designs/from-forecast/{fit.pk}/"' in fit_page  # to the form
     before = Design.objects.count()
-    assert client.get(f"/designs/from-forecast/{fit.pk}/").status_code == 405  # a visit (a prefetch) makes nothing
+    form = client.get(f"/designs/from-forecast/{fit.pk}/").content.decode()  # a visit (a prefetch) makes nothing
     assert Design.objects.count() == before
+    assert 'method="post" action="/designs/from-forecast/' in form and 'id="no-cluster"' in form  # all clusters
     resp = client.post(f"/designs/from-forecast/{fit.pk}/")
     design = Design.objects.latest("pk")
     assert resp.status_code == 302 and resp["Location"] == f"/designs/{design.pk}/edit/"
@@ -114,11 +116,71 @@ def test_a_design_started_from_a_forecast_is_judged_on_its_paths_and_follows_new
     assert Design.objects.filter(pk=design.pk).exists()  # the old version stays viewable
 
 
+def test_a_design_from_a_cluster_forecast_owns_the_cluster_s_recorded_nodes(
+        client: Any, planner_user: Any, departments: dict[str, Any], catalog: None) -> None:
+    from datetime import date
+
+    from forecasts.accounting.models import ClusterCapacity
+    from forecasts.demand.series import SeriesSpec, forecast_fit_create
+    from forecasts.models import Cluster
+    from planner.designs.services_paths import whole_future_years
+    from planner.hardware.models import NodeType
+    from tests.forecasts.forecast_factories import usage_history
+
+    usage_history(departments, months=48)  # minerva, 2020-01 .. 2023-12
+    cluster = Cluster.objects.get(name="minerva")
+    for when, cores, nodes in ((date(2017, 1, 1), 1536, 24), (date(2021, 6, 1), 2560, 40)):
+        ClusterCapacity.objects.create(cluster=cluster, effective_from=when, cores=cores, nodes=nodes)
+    fit = forecast_fit_create(SeriesSpec("core_hours", cluster=cluster), horizon_months=36)
+    start = whole_future_years(fit)[0]
+    login(client, planner_user)
+    form = client.get(f"/designs/from-forecast/{fit.pk}/").content.decode()
+    assert 'id="capacity-records"' in form and "2,560" in form
+    assert '<option value="amd-interlagos" selected>' in form  # the only 64-core node type in the catalog
+    before = Design.objects.count()
+    resp = client.post(f"/designs/from-forecast/{fit.pk}/", {"node_type": "no-such-node"})
+    assert resp.status_code == 302 and Design.objects.count() == before  # refused, nothing made
+    refused = client.get(resp["Location"]).content.decode()
+    assert "no node type &#x27;no-such-node&#x27; in the hardware catalog" in refused
+    resp = client.post(f"/designs/from-forecast/{fit.pk}/", {"node_type": "amd-interlagos"})
+    design = Design.objects.latest("pk")
+    assert resp["Location"] == f"/designs/{design.pk}/edit/"
+    sc = design.scenario
+    assert [(e["node_type"], e["count"], e["purchase_year"]) for e in sc["existing"]] == [
+        ("amd-interlagos", 24, 2017), ("amd-interlagos", 16, 2021)]
+    node = NodeType.objects.get(name="amd-interlagos")
+    assert sc["reference_core"] == {"clock_ghz": node.base_clock_ghz, "arch_factor": node.arch_factor}
+    assert "2,560 recorded cores as amd-interlagos nodes (40 nodes)" in sc["description"]
+    ev = design_evaluate(design=design)
+    first = next(y for y in ev.result["years"] if y["year"] == start)
+    assert first["nodes"] == 40 and first["cores"] == 2560  # what the cluster has, each core one reference core
+    # demand is on the cluster's own core: each of its cores is one reference core (not 2.3 / 3.5 of one)
+    assert first["normalised_core_hours_at_target"] == pytest.approx(first["core_hours_at_target"])
+    assert first["demand_core_hours"] == pytest.approx(next(y["median"] for y in fit.yearly if y["year"] == start))
+    html = client.get(f"/designs/{design.pk}/").content.decode()
+    assert 'id="chart-capacity"' in html and 'id="chart-genomes"' not in html and 'id="chart-storage"' not in html
+    # with a sequencer plan, demand is on the plan's reference core and the trend is converted to it by clock
+    from pathlib import Path
+
+    from forecasts.demand.plans import plan_import_file, plan_of
+
+    plan, _ = plan_import_file(Path(__file__).parents[2] / "fixtures" / "minerva_sequencer_plan.yaml", source="test")
+    client.post(f"/designs/from-forecast/{fit.pk}/", {"node_type": "amd-interlagos", "plan": str(plan.pk)})
+    with_plan = Design.objects.latest("pk").scenario
+    ref = plan_of(plan).node_types[plan_of(plan).reference_node].clock_ghz
+    assert with_plan["reference_core"] == {"clock_ghz": ref, "arch_factor": 1.0}
+    links = with_plan["uncertainty"]["forecast"]
+    assert links["sequencer_plan"] == plan.pk and links["cluster_clock_ghz"] == node.base_clock_ghz * node.arch_factor
+    assert with_plan["demand"][0]["core_hours"] == pytest.approx(sc["demand"][0]["core_hours"] * links[
+        "cluster_clock_ghz"] / ref)
+
+
 def test_a_department_viewer_cannot_buy_or_start_designs(client: Any, genomics_viewer: Any, catalog: None) -> None:
     design = _design()
     login(client, genomics_viewer)
     assert client.post(f"/designs/{design.pk}/service-level/", {"service_level": "90"}).status_code == 403
     assert client.post("/designs/from-forecast/1/").status_code == 403
+    assert client.get("/designs/from-forecast/1/").status_code == 403
     assert not OptimizerRun.objects.exists()
 
 
@@ -186,12 +248,19 @@ def test_the_demo_step_starts_a_design_from_the_cluster_forecast_and_queues_a_90
     log: list[str] = []
     load_design_from_forecast(log.append)
     assert "skipped (no cluster core-hours forecast" in log[-1]
+    from forecasts.accounting.models import ClusterCapacity
+
     usage_history(departments, months=48)
+    ClusterCapacity.objects.create(cluster=Cluster.objects.get(name="minerva"), effective_from=date(2019, 1, 1),
+                                   cores=1536, nodes=24)
     fit = forecast_fit_create(SeriesSpec("core_hours", cluster=Cluster.objects.get(name="minerva")),
                               horizon_months=36)
     load_design_from_forecast(log.append)
     design = Design.objects.get(name=f"Design for minerva from forecast #{fit.pk}")
     assert design.scenario["uncertainty"]["forecast"] == {"core_fit": fit.pk}
+    # it owns the cluster's 24 recorded 64-core nodes (the catalog's only node type that wide), kept to 2024
+    assert design.scenario["existing"] == [{"node_type": "amd-interlagos", "count": 24, "purchase_year": 2019,
+                                            "lifetime_years": 6}]
     assert design.scenario["horizon"] == {"start_year": 2024, "end_year": 2026}
     assert OptimizerRun.objects.get(design=design, params__kind="service_level").params["service_level"] == 0.9
     load_design_from_forecast(log.append)  # idempotent: the same design, no second run
