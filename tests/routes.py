@@ -149,6 +149,7 @@ SAMPLE_KWARGS: dict[str, dict[str, Sample]] = {
     "api-design-optimize": {"pk": _s("design_pk")},
     "api-design-chance": {"pk": _s("design_pk")},
     "api-design-service-level": {"pk": _s("design_pk")},
+    "api-design-from-forecast": {"fit": _s("forecast_fit_pk")},
     "api-optimizer-run-detail": {"pk": _s("optimizer_run_pk")},
     "report-detail": {"pk": _s("report_pk")},
     "api-replay-design": {"pk": _s("design_pk")},

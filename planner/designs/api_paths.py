@@ -3,6 +3,8 @@
 GET  /api/v1/designs/{id}/chance/          the latest evaluation judged on the design's demand paths
 POST /api/v1/designs/{id}/service-level/   buy a plan for a service level (and the cost-of-confidence
                                            curve) in the background: 202 with the run and where to poll
+POST /api/v1/designs/from-forecast/{fit}/  start a design from a core-hours forecast (what the forecast
+                                           page's form does): 201 with the design
 """
 
 from __future__ import annotations
@@ -15,11 +17,17 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.paths import PathsError
 from planner.designs.models import Design
 from planner.designs.scenario import ScenarioError
 from planner.designs.services import design_evaluate, design_latest_evaluation
-from planner.designs.services_paths import design_chance, service_level_run_start
+from planner.designs.services_paths import (
+    design_chance,
+    design_from_forecast,
+    service_level_run_start,
+    whole_future_years,
+)
 from planner.hardware.services import CatalogImportError
 from planner.roles import IsPlanner
 
@@ -70,7 +78,49 @@ def design_service_level_api(request: Request, pk: int) -> Response:
                      "url": reverse("designs:run", args=[run.pk])}, status=status.HTTP_202_ACCEPTED)
 
 
+class FromForecastIn(serializers.Serializer):
+    node_type = serializers.CharField(required=False, allow_blank=True, max_length=120,
+                                      help_text="the cluster's nodes in the catalog: the design owns its recorded "
+                                                "capacity as these nodes and counts demand on their core")
+    plan = serializers.IntegerField(required=False, min_value=1, help_text="a sequencer plan to add")
+    start_year = serializers.IntegerField(required=False, help_text="default: the forecast's first whole year")
+    end_year = serializers.IntegerField(required=False, help_text="default: up to five whole years")
+
+
+@extend_schema(request=FromForecastIn, responses={201: OpenApiResponse(description="the design, not yet evaluated"),
+                                                  400: OpenApiResponse(description="why it cannot be started"),
+                                                  404: OpenApiResponse(description="no such core-hours forecast")})
+@api_view(["POST"])
+@permission_classes([IsPlanner])
+def design_from_forecast_api(request: Request, fit: int) -> Response:
+    row = get_object_or_404(ForecastFit, pk=fit, metric=ForecastFit.Metric.CORE_HOURS)
+    data = FromForecastIn(data=request.data)
+    data.is_valid(raise_exception=True)
+    v = data.validated_data
+    whole = whole_future_years(row)
+    if not whole:
+        return Response({"detail": f"forecast #{row.pk} has no whole future year: refit it with a longer horizon"},
+                        status=status.HTTP_400_BAD_REQUEST)
+    plan = None
+    if v.get("plan"):
+        plan = SequencerPlan.objects.filter(pk=v["plan"]).first()
+        if plan is None:
+            return Response({"detail": f"no sequencer plan #{v['plan']}"}, status=status.HTTP_400_BAD_REQUEST)
+    start, end = v.get("start_year", whole[0]), v.get("end_year", whole[min(len(whole), 5) - 1])
+    if end < start:
+        return Response({"detail": f"end_year {end} is before start_year {start}"}, status=status.HTTP_400_BAD_REQUEST)
+    try:
+        design = design_from_forecast(fit=row, start_year=start, end_year=end, user=request.user, plan=plan,
+                                      node_type=v.get("node_type") or None)
+    except (ScenarioError, CatalogImportError, PathsError) as exc:
+        return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+    return Response({"design": design.pk, "name": design.name, "existing": design.scenario.get("existing", []),
+                     "url": reverse("designs:detail", args=[design.pk]),
+                     "chance": reverse("api-design-chance", args=[design.pk])}, status=status.HTTP_201_CREATED)
+
+
 urlpatterns = [
+    path("designs/from-forecast/<int:fit>/", design_from_forecast_api, name="api-design-from-forecast"),
     path("designs/<int:pk>/chance/", design_chance_api, name="api-design-chance"),
     path("designs/<int:pk>/service-level/", design_service_level_api, name="api-design-service-level"),
 ]

@@ -61,11 +61,17 @@ def design_use_newest(request: HttpRequest, pk: int) -> HttpResponse:
 def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]) -> HttpResponse:
     from planner.hardware.models import NodeType
 
-    plan = _plan(request.GET.get("plan"))
-    guess = guess_node_type(row)
+    years = whole[: min(len(whole), 5)]
+    plans = []
+    for p in SequencerPlan.objects.all()[:30]:
+        first, last = int(str(p.document["start"])[:4]), int(str(p.document["end"])[:4])
+        plans.append({"row": p, "first": first, "last": last, "useful": first <= years[-1] and last >= years[0]})
+    asked = _plan(request.GET.get("plan"))
+    plan = next((p for p in plans if asked and p["row"].pk == asked.pk), None)
     return render(request, "designs/from_forecast.html", {
-        "fit": row, "years": whole[: min(len(whole), 5)], "plan": plan, "plans": SequencerPlan.objects.all()[:30],
-        "node_types": NodeType.objects.order_by("name"), "guess": guess,
+        "fit": row, "years": years, "plans": plans, "plan": plan if plan and plan["useful"] else None,
+        "plan_outside": plan if plan and not plan["useful"] else None,
+        "node_types": NodeType.objects.order_by("name"), "guess": guess_node_type(row),
         "capacity": ClusterCapacity.objects.filter(cluster_id=row.cluster_id).order_by("effective_from")
         if row.cluster_id else [],
     })

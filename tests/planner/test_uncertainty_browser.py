@@ -48,15 +48,14 @@ def test_a_planner_sees_the_chance_buys_90_percent_and_reads_the_cost_curve(page
 
 def test_a_planner_starts_a_design_from_a_forecast_page_and_sees_the_chance_each_year(
         page_as: Any, live_server: Any, planner_user: Any, departments: dict[str, Any]) -> None:
-    from forecasts.demand.series import SeriesSpec, forecast_fit_create
-    from planner.designs.models import Design
-    from planner.hardware.services import catalog_load_yaml
-    from tests.forecasts.forecast_factories import usage_history
-
     from datetime import date
 
     from forecasts.accounting.models import ClusterCapacity
+    from forecasts.demand.series import SeriesSpec, forecast_fit_create
     from forecasts.models import Cluster
+    from planner.designs.models import Design
+    from planner.hardware.services import catalog_load_yaml
+    from tests.forecasts.forecast_factories import usage_history
 
     catalog_load_yaml()
     usage_history(departments, months=48)

@@ -165,6 +165,10 @@ def test_a_design_from_a_cluster_forecast_owns_the_cluster_s_recorded_nodes(
     from forecasts.demand.plans import plan_import_file, plan_of
 
     plan, _ = plan_import_file(Path(__file__).parents[2] / "fixtures" / "minerva_sequencer_plan.yaml", source="test")
+    # the fit page passes the plan it stacks; one that covers none of the design's years is not preselected
+    form = client.get(f"/designs/from-forecast/{fit.pk}/?plan={plan.pk}").content.decode()
+    assert 'id="plan-outside"' in form and "2013–2019: none of the design's years" in form
+    assert f'<option value="{plan.pk}" selected>' not in form
     client.post(f"/designs/from-forecast/{fit.pk}/", {"node_type": "amd-interlagos", "plan": str(plan.pk)})
     with_plan = Design.objects.latest("pk").scenario
     ref = plan_of(plan).node_types[plan_of(plan).reference_node].clock_ghz
@@ -173,6 +177,16 @@ def test_a_design_from_a_cluster_forecast_owns_the_cluster_s_recorded_nodes(
     assert links["sequencer_plan"] == plan.pk and links["cluster_clock_ghz"] == node.base_clock_ghz * node.arch_factor
     assert with_plan["demand"][0]["core_hours"] == pytest.approx(sc["demand"][0]["core_hours"] * links[
         "cluster_clock_ghz"] / ref)
+    # the same through the API
+    api = client.post(f"/api/v1/designs/from-forecast/{fit.pk}/", {"node_type": "amd-interlagos"},
+                      content_type="application/json")
+    assert api.status_code == 201 and [e["count"] for e in api.json()["existing"]] == [24, 16]
+    assert Design.objects.get(pk=api.json()["design"]).scenario["reference_core"] == sc["reference_core"]
+    bad = client.post(f"/api/v1/designs/from-forecast/{fit.pk}/", {"plan": 999999}, content_type="application/json")
+    assert bad.status_code == 400 and bad.json()["detail"] == "no sequencer plan #999999"
+    wrong = client.post(f"/api/v1/designs/from-forecast/{fit.pk}/", {"node_type": "nope"},
+                        content_type="application/json")
+    assert wrong.status_code == 400 and "no node type 'nope'" in wrong.json()["detail"]
 
 
 def test_a_department_viewer_cannot_buy_or_start_designs(client: Any, genomics_viewer: Any, catalog: None) -> None:
@@ -181,6 +195,7 @@ def test_a_department_viewer_cannot_buy_or_start_designs(client: Any, genomics_v
     assert client.post(f"/designs/{design.pk}/service-level/", {"service_level": "90"}).status_code == 403
     assert client.post("/designs/from-forecast/1/").status_code == 403
     assert client.get("/designs/from-forecast/1/").status_code == 403
+    assert client.post("/api/v1/designs/from-forecast/1/", {}, content_type="application/json").status_code == 403
     assert not OptimizerRun.objects.exists()
 
 
