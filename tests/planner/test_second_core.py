@@ -143,3 +143,15 @@ def test_the_main_process_descends_from_the_relaxation_while_the_second_searches
     assert float(x @ arr.cost) + instance["const"] >= instance["optimum_npv"] * (1 - 1e-9)
     assert "main process's descent from the relaxation" in out.note
     assert "descent from the relaxation, " not in out.note.split("; main process's")[0]  # not also in the second
+
+
+
+def test_the_second_process_keeps_to_the_caller_s_deadline_however_long_it_took_to_start() -> None:
+    """The process's clock starts when it has started (about a second after the caller asked): it stops at the
+    caller's deadline on the shared wall clock, not ``time_limit_s`` after its own start."""
+    from planner.designs.second_core import child_end
+
+    # asked at wall time 1000.0 for 30 s (deadline 1030.0); started 1.4 s later, its own clock reading 5.0
+    assert child_end(5.0, 30.0, 1030.0, 1001.4) == pytest.approx(5.0 + 28.6)
+    assert child_end(5.0, 30.0, None, 1001.4) == 35.0  # no deadline given: its own limit, as before
+    assert child_end(5.0, 10.0, 1030.0, 1001.4) == 15.0  # never later than its own limit
