@@ -61,7 +61,7 @@ def design_use_newest(request: HttpRequest, pk: int) -> HttpResponse:
 def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]) -> HttpResponse:
     from planner.hardware.models import NodeType
 
-    years = whole[: min(len(whole), 5)]
+    years = whole[: min(len(whole), 5)]  # the default span; any of ``whole`` can be chosen
     plans = []
     for p in SequencerPlan.objects.all()[:30]:
         first, last = int(str(p.document["start"])[:4]), int(str(p.document["end"])[:4])
@@ -69,12 +69,25 @@ def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]
     asked = _plan(request.GET.get("plan"))
     plan = next((p for p in plans if asked and p["row"].pk == asked.pk), None)
     return render(request, "designs/from_forecast.html", {
-        "fit": row, "years": years, "plans": plans, "plan": plan if plan and plan["useful"] else None,
+        "fit": row, "years": years, "whole": whole, "plans": plans, "plan": plan if plan and plan["useful"] else None,
         "plan_outside": plan if plan and not plan["useful"] else None,
         "node_types": NodeType.objects.order_by("name"), "guess": guess_node_type(row),
         "capacity": ClusterCapacity.objects.filter(cluster_id=row.cluster_id).order_by("effective_from")
         if row.cluster_id else [],
     })
+
+
+def _year(raw: str | None, default: int, whole: list[int]) -> int:
+    """A year of the form: one of the forecast's whole future years (``default`` when not given)."""
+    if not raw:
+        return default
+    try:
+        year = int(raw)
+    except ValueError:
+        raise PathsError(f"a year such as {default}, got {raw[:12]!r}") from None
+    if year not in whole:
+        raise PathsError(f"{year} is not a whole year of the forecast ({whole[0]}-{whole[-1]})")
+    return year
 
 
 def _plan(raw: str | None) -> SequencerPlan | None:
@@ -98,7 +111,11 @@ def design_from_forecast_view(request: HttpRequest, fit: int) -> HttpResponse:
     if request.method == "GET":
         return _from_forecast_form(request, row, whole)
     try:
-        design = design_from_forecast(fit=row, start_year=whole[0], end_year=whole[min(len(whole), 5) - 1],
+        start, end = (_year(request.POST.get(k), default, whole) for k, default in
+                      (("start_year", whole[0]), ("end_year", whole[min(len(whole), 5) - 1])))
+        if end < start:
+            raise PathsError(f"the last year ({end}) is before the first ({start})")
+        design = design_from_forecast(fit=row, start_year=start, end_year=end,
                                       user=request.user, plan=_plan(request.POST.get("plan")),
                                       node_type=request.POST.get("node_type") or None)
     except (ScenarioError, CatalogImportError, PathsError) as exc:

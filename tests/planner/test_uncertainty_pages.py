@@ -177,6 +177,17 @@ def test_a_design_from_a_cluster_forecast_owns_the_cluster_s_recorded_nodes(
     assert links["sequencer_plan"] == plan.pk and links["cluster_clock_ghz"] == node.base_clock_ghz * node.arch_factor
     assert with_plan["demand"][0]["core_hours"] == pytest.approx(sc["demand"][0]["core_hours"] * links[
         "cluster_clock_ghz"] / ref)
+    # any span of the forecast's whole future years; a year outside them is refused with the reason
+    whole = whole_future_years(fit)
+    client.post(f"/designs/from-forecast/{fit.pk}/", {"start_year": whole[1], "end_year": whole[2]})
+    assert Design.objects.latest("pk").scenario["horizon"] == {"start_year": whole[1], "end_year": whole[2]}
+    before = Design.objects.count()
+    resp = client.post(f"/designs/from-forecast/{fit.pk}/", {"start_year": "1999"})
+    assert Design.objects.count() == before
+    assert f"1999 is not a whole year of the forecast ({whole[0]}-{whole[-1]})" in client.get(
+        resp["Location"]).content.decode()
+    resp = client.post(f"/designs/from-forecast/{fit.pk}/", {"start_year": whole[2], "end_year": whole[1]})
+    assert Design.objects.count() == before and "is before the first" in client.get(resp["Location"]).content.decode()
     # the same through the API
     api = client.post(f"/api/v1/designs/from-forecast/{fit.pk}/", {"node_type": "amd-interlagos"},
                       content_type="application/json")
