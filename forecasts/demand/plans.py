@@ -119,6 +119,11 @@ def plan_of(row: SequencerPlan) -> SequencingPlan:
     return plan_from_dict(row.document)
 
 
+def plan_span(row: SequencerPlan) -> tuple[int, int]:
+    """The plan's first and last year, from its stored document (no parse of the whole plan)."""
+    return int(str(row.document["start"])[:4]), int(str(row.document["end"])[:4])
+
+
 def plan_years(row_or_plan: SequencerPlan | SequencingPlan) -> list[YearFigures]:
     plan = plan_of(row_or_plan) if isinstance(row_or_plan, SequencerPlan) else row_or_plan
     return yearly_figures(plan)

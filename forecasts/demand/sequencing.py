@@ -153,6 +153,11 @@ class SequencingPlan:
     interpolation: str = "linear"
     notes: str = ""
 
+    @property
+    def reference_clock_ghz(self) -> float:
+        """The clock of the core the plan's core-hours are on."""
+        return self.node_types[self.reference_node].clock_ghz
+
     def validate(self) -> None:
         """Raise ValueError with a readable message when the plan is inconsistent."""
         if self.interpolation not in INTERPOLATIONS:

@@ -25,8 +25,8 @@ from planner.designs.services import design_evaluate, design_latest_evaluation
 from planner.designs.services_paths import (
     design_chance,
     design_from_forecast,
+    design_years,
     service_level_run_start,
-    whole_future_years,
 )
 from planner.hardware.services import CatalogImportError
 from planner.roles import IsPlanner
@@ -97,19 +97,13 @@ def design_from_forecast_api(request: Request, fit: int) -> Response:
     data = FromForecastIn(data=request.data)
     data.is_valid(raise_exception=True)
     v = data.validated_data
-    whole = whole_future_years(row)
-    if not whole:
-        return Response({"detail": f"forecast #{row.pk} has no whole future year: refit it with a longer horizon"},
-                        status=status.HTTP_400_BAD_REQUEST)
     plan = None
     if v.get("plan"):
         plan = SequencerPlan.objects.filter(pk=v["plan"]).first()
         if plan is None:
             return Response({"detail": f"no sequencer plan #{v['plan']}"}, status=status.HTTP_400_BAD_REQUEST)
-    start, end = v.get("start_year", whole[0]), v.get("end_year", whole[min(len(whole), 5) - 1])
-    if end < start:
-        return Response({"detail": f"end_year {end} is before start_year {start}"}, status=status.HTTP_400_BAD_REQUEST)
     try:
+        start, end = design_years(row, v.get("start_year"), v.get("end_year"))
         design = design_from_forecast(fit=row, start_year=start, end_year=end, user=request.user, plan=plan,
                                       node_type=v.get("node_type") or None)
     except (ScenarioError, CatalogImportError, PathsError) as exc:

@@ -65,7 +65,7 @@ def stored_paths_resolver(spec: Any, years: list[int], n_paths: int, seed: int) 
         if row is None:
             raise PathsError(f"uncertainty.forecast: no sequencer plan #{links['sequencer_plan']}")
         plan = plan_of(row)
-        ref_clock = plan.node_types[plan.reference_node].clock_ghz
+        ref_clock = plan.reference_clock_ghz
         plan_years = [PlanYear(y.year, y.core_hours_ref, y.stored_tb_total, y.genomes_per_day_peak,
                                y.daily_ingest_tb_peak) for y in yearly_figures(plan) if y.months == 12]
     if "core_fit" in links:
@@ -171,6 +171,34 @@ def whole_future_years(fit: ForecastFit) -> list[int]:
                   and int(y["year"]) > fit.through.year)
 
 
+DESIGN_YEARS = 5  # a design started from a forecast plans its first whole years, up to this many by default
+
+
+def design_years(fit: ForecastFit, start: Any = None, end: Any = None) -> tuple[int, int]:
+    """The years a design started from ``fit`` plans for: ``start`` .. ``end`` (form or API values; each
+    default: the first whole future year, up to DESIGN_YEARS of them), each one of the forecast's whole
+    future years; PathsError with the reason otherwise."""
+    whole = whole_future_years(fit)
+    if not whole:
+        raise PathsError(f"forecast #{fit.pk} has no whole future year: refit it with a longer horizon")
+
+    def year(raw: Any, default: int) -> int:
+        if raw in (None, ""):
+            return default
+        try:
+            value = int(raw)
+        except (TypeError, ValueError):
+            raise PathsError(f"a year such as {default}, got {str(raw)[:12]!r}") from None
+        if value not in whole:
+            raise PathsError(f"{value} is not a whole year of the forecast ({whole[0]}-{whole[-1]})")
+        return value
+
+    first, last = year(start, whole[0]), year(end, whole[min(len(whole), DESIGN_YEARS) - 1])
+    if last < first:
+        raise PathsError(f"the last year ({last}) is before the first ({first})")
+    return first, last
+
+
 def cluster_inventory(fit: ForecastFit, node_type: str, start_year: int) -> tuple[Inventory, Any]:
     """The fit's cluster's capacity records before ``start_year`` as existing nodes of ``node_type``."""
     from forecasts.accounting.models import ClusterCapacity
@@ -233,8 +261,7 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
         if plan is None:
             data["reference_core"] = {"clock_ghz": row.base_clock_ghz, "arch_factor": row.arch_factor}
         else:
-            ref = plan_of(plan)
-            ref_clock = ref.node_types[ref.reference_node].clock_ghz
+            ref_clock = plan_of(plan).reference_clock_ghz
             data["reference_core"] = {"clock_ghz": ref_clock, "arch_factor": 1.0}
             links["cluster_clock_ghz"] = core
             factor = core / ref_clock

@@ -11,11 +11,13 @@ from django.views.decorators.http import require_http_methods, require_POST
 from forecasts.accounting.models import ClusterCapacity
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.paths import PathsError
+from forecasts.demand.plans import plan_span
 from planner.designs.models import Design
 from planner.designs.scenario import ScenarioError
 from planner.designs.services_paths import (
     design_from_forecast,
     design_use_newest_forecasts,
+    design_years,
     guess_node_type,
     service_level_run_start,
     whole_future_years,
@@ -61,33 +63,21 @@ def design_use_newest(request: HttpRequest, pk: int) -> HttpResponse:
 def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]) -> HttpResponse:
     from planner.hardware.models import NodeType
 
-    years = whole[: min(len(whole), 5)]  # the default span; any of ``whole`` can be chosen
+    first, last = design_years(row)  # the default span; any of ``whole`` can be chosen
     plans = []
     for p in SequencerPlan.objects.all()[:30]:
-        first, last = int(str(p.document["start"])[:4]), int(str(p.document["end"])[:4])
-        plans.append({"row": p, "first": first, "last": last, "useful": first <= years[-1] and last >= years[0]})
+        start, end = plan_span(p)
+        plans.append({"row": p, "first": start, "last": end, "useful": start <= last and end >= first})
     asked = _plan(request.GET.get("plan"))
     plan = next((p for p in plans if asked and p["row"].pk == asked.pk), None)
     return render(request, "designs/from_forecast.html", {
-        "fit": row, "years": years, "whole": whole, "plans": plans, "plan": plan if plan and plan["useful"] else None,
+        "fit": row, "years": [first, last], "whole": whole, "plans": plans,
+        "plan": plan if plan and plan["useful"] else None,
         "plan_outside": plan if plan and not plan["useful"] else None,
         "node_types": NodeType.objects.order_by("name"), "guess": guess_node_type(row),
         "capacity": ClusterCapacity.objects.filter(cluster_id=row.cluster_id).order_by("effective_from")
         if row.cluster_id else [],
     })
-
-
-def _year(raw: str | None, default: int, whole: list[int]) -> int:
-    """A year of the form: one of the forecast's whole future years (``default`` when not given)."""
-    if not raw:
-        return default
-    try:
-        year = int(raw)
-    except ValueError:
-        raise PathsError(f"a year such as {default}, got {raw[:12]!r}") from None
-    if year not in whole:
-        raise PathsError(f"{year} is not a whole year of the forecast ({whole[0]}-{whole[-1]})")
-    return year
 
 
 def _plan(raw: str | None) -> SequencerPlan | None:
@@ -111,10 +101,7 @@ def design_from_forecast_view(request: HttpRequest, fit: int) -> HttpResponse:
     if request.method == "GET":
         return _from_forecast_form(request, row, whole)
     try:
-        start, end = (_year(request.POST.get(k), default, whole) for k, default in
-                      (("start_year", whole[0]), ("end_year", whole[min(len(whole), 5) - 1])))
-        if end < start:
-            raise PathsError(f"the last year ({end}) is before the first ({start})")
+        start, end = design_years(row, request.POST.get("start_year"), request.POST.get("end_year"))
         design = design_from_forecast(fit=row, start_year=start, end_year=end,
                                       user=request.user, plan=_plan(request.POST.get("plan")),
                                       node_type=request.POST.get("node_type") or None)
