@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from forecasts.demand.engine.panel import (
+    GLOBAL_ANCHORS,
     LEARNERS,
     PANEL_MEMBERS,
     Options,
@@ -60,12 +61,13 @@ def _check(frequency: str, horizon: int, holdout: int) -> None:
 def panel_run(source: Path | bytes, *, frequency: str, horizon: int, holdout: int = 0, name: str | None = None,
               jobs: int | None = None, max_series: int | None = None, pin: str | None = None,
               members: tuple[str, ...] = PANEL_MEMBERS, global_weight: float | None = None,
-              global_learner: str = LEARNERS[0]) -> PanelRun:
+              global_learner: str = LEARNERS[0], global_anchor: str = "auto") -> PanelRun:
     """Read, forecast (or score with ``holdout``) and summarise a panel.  ``source`` is a path or
     the uploaded bytes (gzip allowed).  ``jobs`` processes (default: all cores).  ``global_weight``:
     the pooled model's share of each combination (None: the learner's default, 0.5 for the trees and
     0.2 for the linear model; 0: local members only); ``global_learner``:
-    "lightgbm" (trees, the default) or "linear"."""
+    "lightgbm" (trees, the default) or "linear"; ``global_anchor``: what the trees' targets are
+    log changes from ("auto": the last value for yearly panels, the level for seasonal ones)."""
     _check(frequency, horizon, holdout)
     if isinstance(source, bytes):
         if len(source) > MAX_UPLOAD_BYTES:
@@ -90,8 +92,10 @@ def panel_run(source: Path | bytes, *, frequency: str, horizon: int, holdout: in
         raise PanelError("the global model's weight must be at least 0 and below 1")
     if global_learner not in LEARNERS:
         raise PanelError(f"global learner must be one of {', '.join(LEARNERS)}, not {global_learner!r}")
+    if global_anchor not in GLOBAL_ANCHORS:
+        raise PanelError(f"global anchor must be one of {', '.join(GLOBAL_ANCHORS)}, not {global_anchor!r}")
     opts = Options(frequency, horizon, holdout, pin=pin, members=members, global_weight=global_weight,
-                   global_learner=global_learner)
+                   global_learner=global_learner, global_anchor=global_anchor)
     jobs = jobs or os.cpu_count() or 1
     t0 = time.perf_counter()
     outcomes = run_panel(series, opts, jobs)

@@ -62,6 +62,7 @@ class PooledGBM:
     horizon: int
     boosters: dict[tuple[int, int], Any] = field(default_factory=dict)
     trained_cutoffs: list[int] = field(default_factory=list)
+    anchor: str = "level"  # targets: log changes from the window's level or its last value
 
     @property
     def cutoffs(self) -> list[int]:
@@ -81,13 +82,13 @@ class PooledGBM:
 
 
 def train_gbm(histories: Sequence[FloatArray], horizon: int, lags: int = LAGS,
-              cutoffs: Iterable[int] = (0,)) -> PooledGBM:
+              cutoffs: Iterable[int] = (0,), anchor: str = "level") -> PooledGBM:
     """Like ``pooled.train``: cutoff c's models see no window whose target lies in the last c
-    periods of any series."""
+    periods of any series.  ``anchor``: what the targets are log changes from (``pooled.ANCHORS``)."""
     import lightgbm as lgb
 
-    w = build_windows(histories, lags, horizon)
-    model = PooledGBM(lags, horizon)
+    w = build_windows(histories, lags, horizon, anchor)
+    model = PooledGBM(lags, horizon, anchor=anchor)
     X = model.design(w.feats, w.levels)
     for c in cutoffs:
         model.trained_cutoffs.append(c)

@@ -62,6 +62,7 @@ UNITS = {"A": "years", "S": "half-years", "Q": "quarters", "M": "months"}
 # panels leave it out unless asked (--members ...,arima); the combined forecast is the same.
 PANEL_MEMBERS = tuple(m for m in STAT_MEMBERS if m not in NOT_COMBINED)
 LEARNERS = ("lightgbm", "linear")  # the pooled model: gradient-boosted trees (gbm.py) or robust AR (pooled.py)
+GLOBAL_ANCHORS = ("auto", *pooled.ANCHORS)  # what the trees' targets are from (anchor_used)
 # The pooled model's share of the combination when none is given, per learner (M3 validation sets,
 # docs/forecasting.md): the trees (with the window level as a feature) 0.5 — the plain mean of the
 # local combination and the global model; the linear model 0.2.  A model learned from fewer than
@@ -98,6 +99,7 @@ class Options:
     members: tuple[str, ...] = PANEL_MEMBERS
     global_weight: float | None = None  # None: the learner's default (DEFAULT_WEIGHTS); 0: no pooled member
     global_learner: str = LEARNERS[0]
+    global_anchor: str = "auto"  # the trees' targets from: "level", "last" or "auto" (anchor_used)
 
 
 @dataclass
@@ -249,6 +251,15 @@ def with_weight(series: Sequence[PanelSeries], opts: Options) -> Options:
     return replace(opts, global_weight=weight_used(opts, learned_from))
 
 
+def anchor_used(opts: Options) -> str:
+    """What the trees' targets are log changes from: as asked, or for "auto" the window's last value
+    when the panel's frequency has no season (yearly) and its level (a whole number of seasons' mean)
+    otherwise.  The linear model always uses the level."""
+    if opts.global_anchor == "auto":
+        return "last" if SEASON_LENGTH[opts.frequency] == 1 else "level"
+    return opts.global_anchor
+
+
 def train_pooled(series: Sequence[PanelSeries], opts: Options,
                  cutoffs: Sequence[int] = tuple(range(MAX_ORIGINS + 1))) -> pooled.PooledModel | None:
     """The pooled model of a panel, one per backtest cutoff, on every series' history only."""
@@ -257,7 +268,7 @@ def train_pooled(series: Sequence[PanelSeries], opts: Options,
     h = opts.holdout or opts.horizon
     histories = [_history(s, opts) for s in series]
     if learner_used(opts)[0] == "lightgbm":
-        return gbm.train_gbm(histories, h, cutoffs=cutoffs)
+        return gbm.train_gbm(histories, h, cutoffs=cutoffs, anchor=anchor_used(opts))
     return pooled.train(histories, h, cutoffs=cutoffs)
 
 
@@ -394,6 +405,8 @@ def summarise(outcomes: list[SeriesOutcome], opts: Options, seconds: float, jobs
     }
     if weight_used(opts) > 0:
         summary["global_learner"], note = learner_used(opts)
+        if summary["global_learner"] == "lightgbm":
+            summary["global_anchor"] = anchor_used(opts)
         summary["global_weight"] = max((o.global_weight for o in outcomes), default=0.0)
         if note:
             summary["global_note"] = note
@@ -442,6 +455,9 @@ def main(argv: list[str] | None = None) -> int:
                         "linear model; 0: none)")
     p.add_argument("--global-learner", choices=LEARNERS, default=LEARNERS[0],
                    help="the pooled model: gradient-boosted trees (default) or a robust linear autoregression")
+    p.add_argument("--global-anchor", choices=GLOBAL_ANCHORS, default="auto",
+                   help="the trees' targets: log changes from the window's level, its last value, or auto "
+                        "(default: the last value for yearly panels, the level for seasonal ones)")
     a = p.parse_args(argv)
     if a.horizon < 1 or a.holdout < 0:
         p.error("--horizon must be at least 1 and --holdout at least 0")
@@ -456,7 +472,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [m for m in members if m not in ALL_MEMBERS]
     if unknown:
         p.error(f"unknown member {unknown[0]!r}; choose from {', '.join(ALL_MEMBERS)}")
-    opts = Options(a.frequency, a.horizon, a.holdout, a.k, a.pin, members, a.global_weight, a.global_learner)
+    opts = Options(a.frequency, a.horizon, a.holdout, a.k, a.pin, members, a.global_weight, a.global_learner,
+                   a.global_anchor)
     jobs = a.jobs or os.cpu_count() or 1
     t0 = time.perf_counter()
     outcomes = run_panel(series, opts, jobs)

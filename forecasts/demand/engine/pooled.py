@@ -58,6 +58,17 @@ class Windows:
     targets: FloatArray
     room: np.ndarray
     levels: FloatArray  # each window's level (the mean of its real log values)
+    anchors: FloatArray  # what the targets are relative to: the level, or the window's last value
+
+
+ANCHORS = ("level", "last")  # the value a model's targets (log changes) are measured from
+
+
+def _anchor(anchor: str, level: FloatArray | float, last: FloatArray | float) -> FloatArray:
+    """The window's ``level`` or its ``last`` log value, as ``anchor`` says."""
+    if anchor not in ANCHORS:
+        raise ValueError(f"anchor must be one of {', '.join(ANCHORS)}")
+    return np.asarray(last if anchor == "last" else level, dtype=float)
 
 
 def _log_history(y: FloatArray) -> FloatArray | None:
@@ -101,11 +112,13 @@ def learnable(histories: Iterable[FloatArray]) -> int:
     return sum(1 for y in histories if _trainable(y) is not None)
 
 
-def build_windows(histories: Iterable[FloatArray], lags: int, horizon: int) -> Windows:
-    """The windows of every positive, gap-free history (original units, leading NaNs dropped)."""
+def build_windows(histories: Iterable[FloatArray], lags: int, horizon: int, anchor: str = "level") -> Windows:
+    """The windows of every positive, gap-free history (original units, leading NaNs dropped);
+    targets are log changes from each window's ``anchor`` (``ANCHORS``)."""
     if lags < 1 or horizon < 1:
         raise ValueError("lags and horizon must be at least 1")
-    feats, targets, room, levels = [], [], [], []
+    _anchor(anchor, 0.0, 0.0)
+    feats, targets, room, levels, anchors = [], [], [], [], []
     for y in histories:
         x = _trainable(y)
         if x is None:
@@ -115,13 +128,17 @@ def build_windows(histories: Iterable[FloatArray], lags: int, horizon: int) -> W
         f, level = _features(x, lags)
         xt = np.concatenate([x, np.full(horizon, np.nan)])
         idx = k[:, None] + np.arange(1, horizon + 1)[None, :]
+        base = _anchor(anchor, level[k], x[k])
         feats.append(f[k])
-        targets.append(xt[idx] - level[k][:, None])
+        targets.append(xt[idx] - base[:, None])
         room.append(n - 1 - k)
         levels.append(level[k])
+        anchors.append(base)
     if not feats:
-        return Windows(lags, np.empty((0, lags)), np.empty((0, horizon)), np.empty(0, dtype=int), np.empty(0))
-    return Windows(lags, np.vstack(feats), np.vstack(targets), np.concatenate(room), np.concatenate(levels))
+        empty = np.empty(0)
+        return Windows(lags, np.empty((0, lags)), np.empty((0, horizon)), np.empty(0, dtype=int), empty, empty)
+    return Windows(lags, np.vstack(feats), np.vstack(targets), np.concatenate(room), np.concatenate(levels),
+                   np.concatenate(anchors))
 
 
 def _ridge(At: FloatArray, t: FloatArray, w: FloatArray | None = None) -> FloatArray:
@@ -162,6 +179,7 @@ class PooledAR:
     lags: int
     horizon: int
     coefs: dict[int, FloatArray] = field(default_factory=dict)
+    anchor: str = "level"  # the linear model's targets are always from the level
 
     @property
     def cutoffs(self) -> list[int]:
@@ -193,6 +211,9 @@ class PooledModel(Protocol):
     @property
     def cutoffs(self) -> list[int]: ...
 
+    @property
+    def anchor(self) -> str: ...
+
     def design(self, feats: FloatArray, levels: FloatArray) -> FloatArray: ...
 
     def predict_steps(self, feats: FloatArray, cutoff: int, h: int) -> FloatArray: ...
@@ -205,7 +226,7 @@ def predict_one(model: PooledModel, y: FloatArray, h: int, cutoff: int = 0) -> F
         return np.full(h, np.nan)
     f, level = _last_window(x, model.lags)
     steps = model.predict_steps(model.design(f[None, :], np.array([level])), cutoff, h)[0]
-    return np.exp(np.clip(level + steps, -700.0, 700.0))
+    return np.exp(np.clip(_anchor(model.anchor, level, x[-1]) + steps, -700.0, 700.0))
 
 
 def forecast_table(model: PooledModel, histories: Sequence[FloatArray]) -> list[dict[int, FloatArray]]:
@@ -216,7 +237,7 @@ def forecast_table(model: PooledModel, histories: Sequence[FloatArray]) -> list[
     out: list[dict[int, FloatArray]] = [{} for _ in histories]
     logs = [_log_history(y) for y in histories]
     for c in model.cutoffs:
-        rows, feats, levels = [], [], []
+        rows, feats, levels, lasts = [], [], [], []
         for i, x in enumerate(logs):
             if x is None or x.size - c < MIN_CONTEXT:
                 continue
@@ -224,10 +245,12 @@ def forecast_table(model: PooledModel, histories: Sequence[FloatArray]) -> list[
             rows.append(i)
             feats.append(f)
             levels.append(level)
+            lasts.append(x[x.size - c - 1])
         if not rows:
             continue
         steps = model.predict_steps(model.design(np.vstack(feats), np.asarray(levels)), c, model.horizon)
-        values = np.exp(np.clip(np.asarray(levels)[:, None] + steps, -700.0, 700.0))
+        base = _anchor(model.anchor, np.asarray(levels), np.asarray(lasts))
+        values = np.exp(np.clip(base[:, None] + steps, -700.0, 700.0))
         for i, v in zip(rows, values, strict=True):
             out[i][c] = v
     return out

