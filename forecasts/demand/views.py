@@ -69,9 +69,11 @@ def overview(request: HttpRequest) -> HttpResponse:
         except ValueError:
             growth_rate = None
         try:
+            dept = request.POST.get("department") or ""  # "not:CODE": every department but CODE
             spec = spec_from_names(metric=request.POST.get("metric", "core_hours"),
                                    cluster=request.POST.get("cluster") or None,
-                                   department=request.POST.get("department") or None)
+                                   department=None if dept.startswith("not:") else dept or None,
+                                   exclude_department=dept[4:] if dept.startswith("not:") else None)
             fit = forecast_fit_create(spec, horizon_months=_int(request.POST.get("horizon"), 36, 1, 120),
                                       user=request.user, growth_rate=growth_rate)
         except SeriesError as exc:

@@ -83,6 +83,11 @@ class FromForecastIn(serializers.Serializer):
                                       help_text="the cluster's nodes in the catalog: the design owns its recorded "
                                                 "capacity as these nodes and counts demand on their core")
     plan = serializers.IntegerField(required=False, min_value=1, help_text="a sequencer plan to add")
+    plan_on_top = serializers.BooleanField(
+        required=False, default=False,
+        help_text="the plan's sequencing is new to the cluster: add its core-hours on top of a forecast that counts "
+                  "every department (else such a forecast with a plan is refused: start from one without the "
+                  "sequencing department)")
     start_year = serializers.IntegerField(required=False, help_text="default: the forecast's first whole year")
     end_year = serializers.IntegerField(required=False, help_text="default: up to five whole years")
 
@@ -105,7 +110,7 @@ def design_from_forecast_api(request: Request, fit: int) -> Response:
     try:
         start, end = design_years(row, v.get("start_year"), v.get("end_year"))
         design = design_from_forecast(fit=row, start_year=start, end_year=end, user=request.user, plan=plan,
-                                      node_type=v.get("node_type") or None)
+                                      node_type=v.get("node_type") or None, plan_on_top=v["plan_on_top"])
     except (ScenarioError, CatalogImportError, PathsError) as exc:
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
     return Response({"design": design.pk, "name": design.name, "existing": design.scenario.get("existing", []),

@@ -229,13 +229,65 @@ def guess_node_type(fit: ForecastFit) -> str | None:
     return node_type_of(last.cores, last.nodes, dict(NodeType.objects.values_list("name", "cores_per_node")))
 
 
+def plan_overlap(fit: ForecastFit) -> str | None:
+    """Why a sequencer plan added on top of ``fit`` may count sequencing twice; None for a fit without one
+    department (``exclude_department``: the trend a plan is meant to go on top of, as in the combined projection)."""
+    if fit.exclude_department_id:
+        return None
+    whose = f"department {fit.department.code}'s" if fit.department_id else "every department's"
+    where = fit.cluster.name if fit.cluster_id else "all clusters"
+    return (f"forecast #{fit.pk} counts {whose} core-hours on {where}, and a sequencer plan's core-hours are "
+            f"added on top of it: sequencing that already runs there would be counted twice")
+
+
+def excluding_fits(fit: ForecastFit) -> list[ForecastFit]:
+    """The newest forecast of the same cluster and metric without each department: the trends a plan can go on."""
+    newest: dict[int, ForecastFit] = {}
+    for row in (ForecastFit.objects.filter(metric=fit.metric, cluster=fit.cluster_id, frequency=fit.frequency,
+                                           exclude_department__isnull=False)
+                .select_related("cluster", "exclude_department").order_by("-created_at", "-pk")[:50]):
+        newest.setdefault(row.exclude_department_id, row)
+    return list(newest.values())
+
+
+def _check_plan_on(fit: ForecastFit, plan: SequencerPlan | None, plan_on_top: bool, adds: bool) -> str:
+    """How the plan's core-hours join the trend (for the design's description); PathsError when they might
+    count twice (the plan ``adds`` core-hours in the design's years) and the planner has not said the plan's
+    sequencing is new to the cluster."""
+    if plan is None:
+        return ""
+    if not adds:
+        return "adds no core-hours in these years"
+    why = plan_overlap(fit)
+    if why is None:
+        return f"on top of the trend without {fit.exclude_department.code}"
+    if not plan_on_top:
+        others = ", ".join(f"#{f.pk} ({f.series_label})" for f in excluding_fits(fit))
+        instead = (f"start from {others} instead" if others
+                   else "fit the cluster's core-hours without the sequencing department (forecasts page, Department: "
+                        "all but it) and start from that")
+        raise PathsError(f"{why}: {instead}, or confirm that the plan's sequencing is new to the cluster "
+                         f"(plan on top)")
+    return "on top of the whole trend: its sequencing is new to the cluster, as the planner confirmed"
+
+
+def _plan_core_hours(plan: SequencerPlan | None) -> dict[int, float]:
+    """The plan's core-hours per whole year, on its reference core."""
+    if plan is None:
+        return {}
+    return {y.year: float(y.core_hours_ref) for y in yearly_figures(plan_of(plan)) if y.months == 12}
+
+
 def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, user: Any = None,
-                         plan: SequencerPlan | None = None, node_type: str | None = None) -> Any:
+                         plan: SequencerPlan | None = None, node_type: str | None = None,
+                         plan_on_top: bool = False) -> Any:
     """Start a design for a cluster from its core-hours forecast: demand and paths linked to the fit.
 
     With ``node_type`` (the cluster's nodes in the catalog) the design owns the cluster's recorded nodes
     (``cluster_inventory``) and counts demand on the cluster's own core: the reference core is that node's
-    (or, with a sequencer plan, the plan's reference node, the trend converted to it by clock)."""
+    (or, with a sequencer plan, the plan's reference node, the trend converted to it by clock).  A plan goes
+    on top of a fit without one department (the trend of everything but sequencing); on any other fit only
+    with ``plan_on_top`` (its sequencing is new to the cluster), else PathsError (``plan_overlap``)."""
     import yaml
 
     from planner.designs.services import design_create
@@ -246,6 +298,8 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
     if missing:
         raise PathsError(f"forecast fit #{fit.pk} has no whole-year figure for {', '.join(map(str, missing))}: "
                          f"choose years inside its horizon")
+    plan_hours = _plan_core_hours(plan)
+    plan_on = _check_plan_on(fit, plan, plan_on_top, adds=any(plan_hours.get(y, 0.0) > 0 for y in years))
     where = fit.cluster.name if fit.cluster_id else "all clusters"
     links: dict[str, Any] = {"core_fit": fit.pk} | ({"sequencer_plan": plan.pk} if plan else {})
     factor = 1.0
@@ -274,8 +328,13 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
                     f"{start_year} for nodes the records show still running\n")
         if inv.not_whole:
             comment += f"# not whole {row.name} nodes (rounded): {'; '.join(inv.not_whole)}\n"
+    if plan is not None:
+        data["description"] += f" Sequencer plan '{plan}' {plan_on}."
+        comment += ("# demand core_hours: the forecast's yearly median (on the plan's reference core) plus the plan's "
+                    "core-hours in its whole years\n")
     data |= {
-        "demand": [{"year": y, "core_hours": float(by_year[y]["median"]) * factor} for y in years],
+        "demand": [{"year": y, "core_hours": float(by_year[y]["median"]) * factor + plan_hours.get(y, 0.0)}
+                   for y in years],
         "constraints": {"off": ["storage_tb", "genomes_per_day", "ingest_tb_per_day", "files"]},
         "uncertainty": {"paths": 1000, "seed": 0, "forecast": links},
         "optimize": {"service_level": 0.9},

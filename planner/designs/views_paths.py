@@ -18,7 +18,9 @@ from planner.designs.services_paths import (
     design_from_forecast,
     design_use_newest_forecasts,
     design_years,
+    excluding_fits,
     guess_node_type,
+    plan_overlap,
     service_level_run_start,
     whole_future_years,
 )
@@ -77,6 +79,7 @@ def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]
         "node_types": NodeType.objects.order_by("name"), "guess": guess_node_type(row),
         "capacity": ClusterCapacity.objects.filter(cluster_id=row.cluster_id).order_by("effective_from")
         if row.cluster_id else [],
+        "overlap": plan_overlap(row), "excluding": excluding_fits(row) if plan_overlap(row) else [],
     })
 
 
@@ -104,7 +107,8 @@ def design_from_forecast_view(request: HttpRequest, fit: int) -> HttpResponse:
         start, end = design_years(row, request.POST.get("start_year"), request.POST.get("end_year"))
         design = design_from_forecast(fit=row, start_year=start, end_year=end,
                                       user=request.user, plan=_plan(request.POST.get("plan")),
-                                      node_type=request.POST.get("node_type") or None)
+                                      node_type=request.POST.get("node_type") or None,
+                                      plan_on_top=bool(request.POST.get("plan_on_top")))
     except (ScenarioError, CatalogImportError, PathsError) as exc:
         messages.error(request, f"Cannot start a design from forecast #{row.pk}: {exc}")
         return redirect(f"{reverse('designs:from-forecast', args=[row.pk])}?plan={request.POST.get('plan') or ''}")

@@ -77,6 +77,13 @@ def test_the_series_picker_fits_and_lands_on_the_fan_chart(client: Client, loade
     newest = ForecastFit.objects.order_by("-pk").first()
     assert override["Location"] == f"/forecasts/fits/{newest.pk}/" and newest.family == "linear"
     assert newest.selection == "override"
+    # "all but" a department: the trend a sequencer plan goes on top of
+    assert '<option value="not:ggs">all but ' in client.get("/forecasts/").content.decode()
+    resp = client.post("/forecasts/", {"cluster": "minerva", "department": "not:ggs", "metric": "jobs",
+                                       "horizon": "12"})
+    rest = ForecastFit.objects.order_by("-pk").first()
+    assert resp["Location"] == f"/forecasts/fits/{rest.pk}/"
+    assert rest.exclude_department.code == "ggs" and rest.department is None
 
 
 def test_storage_forecast_in_the_picker_explains_no_scans(client: Client, loaded: dict[str, Any],

@@ -62,12 +62,23 @@ def test_a_planner_starts_a_design_from_a_forecast_page_and_sees_the_chance_each
     cluster = Cluster.objects.get(name="minerva")
     ClusterCapacity.objects.create(cluster=cluster, effective_from=date(2019, 1, 1), cores=1536, nodes=24)
     fit = forecast_fit_create(SeriesSpec("core_hours", cluster=cluster), horizon_months=36)
+    from pathlib import Path
+
+    from forecasts.demand.plans import plan_import_file
+
+    plan, _ = plan_import_file(Path(__file__).parents[2] / "fixtures" / "minerva_sequencer_plan.yaml", source="test")
     page = page_as(planner_user)
     page.goto(f"{live_server.url}/forecasts/fits/{fit.pk}/")
     page.click("text=Start a design from this forecast")  # to the form: visiting its address makes nothing
     page.wait_for_selector("#from-forecast-form")
     assert page.input_value("#node-type") == "amd-interlagos"  # the cluster's 64-core nodes, preselected
     screenshot(page, "designs-from-forecast-form")
+    # a plan on a forecast of every department: the form asks whether its sequencing is new to the cluster
+    assert not page.is_visible("#plan-overlap")
+    page.select_option("#plan", str(plan.pk))
+    assert page.is_visible("#plan-overlap") and "counted twice" in page.inner_text("#plan-overlap").lower()
+    screenshot(page, "designs-from-forecast-plan-overlap")
+    page.select_option("#plan", "")
     page.click("text=Start the design")
     page.wait_for_url("**/designs/*/edit/")
     design = Design.objects.latest("pk")

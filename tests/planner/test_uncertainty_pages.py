@@ -292,3 +292,53 @@ def test_the_demo_step_starts_a_design_from_the_cluster_forecast_and_queues_a_90
     load_design_from_forecast(log.append)  # idempotent: the same design, no second run
     assert Design.objects.filter(name__startswith="Design for minerva").count() == 1
     assert OptimizerRun.objects.filter(design=design).count() == 1
+
+
+def test_a_plan_on_a_forecast_of_every_department_is_refused_unless_its_sequencing_is_new_to_the_cluster(
+        client: Any, planner_user: Any, departments: dict[str, Any], catalog: None) -> None:
+    from pathlib import Path
+
+    from forecasts.demand.plans import plan_parse, plan_save, plan_years
+    from forecasts.demand.series import SeriesSpec, forecast_fit_create
+    from forecasts.models import Cluster
+    from tests.forecasts.forecast_factories import usage_history
+
+    usage_history(departments, months=48)  # minerva, 2020-01 .. 2023-12: whole forecast years 2024-2026
+    cluster = Cluster.objects.get(name="minerva")
+    everyone = forecast_fit_create(SeriesSpec("core_hours", cluster=cluster), horizon_months=36)
+    text = (Path(__file__).parents[2] / "fixtures" / "minerva_sequencer_plan.yaml").read_text()
+    for old, new in (("2019-", "2030-"), ("2015-", "2026-"), ("2013-", "2024-")):
+        text = text.replace(old, new)
+    plan, _ = plan_save(plan_parse(re.sub(r"(?m)^name: .*$", "name: Minerva from 2024", text)), source="test")
+    login(client, planner_user)
+    form = client.get(f"/designs/from-forecast/{everyone.pk}/?plan={plan.pk}").content.decode()
+    assert 'id="plan-overlap"' in form and 'id="plan-on-top"' in form
+    assert "No forecast of this cluster without one department exists yet" in form
+    before = Design.objects.count()
+    resp = client.post(f"/designs/from-forecast/{everyone.pk}/", {"plan": str(plan.pk)})
+    assert Design.objects.count() == before  # refused, nothing made, and the page says why
+    assert "would be counted twice" in client.get(resp["Location"]).content.decode()
+    # the trend without the sequencing department is offered instead, and takes the plan on top
+    rest = forecast_fit_create(SeriesSpec("core_hours", cluster=cluster, exclude_department=departments["genomics"]),
+                               horizon_months=36)
+    form = client.get(f"/designs/from-forecast/{everyone.pk}/?plan={plan.pk}").content.decode()
+    assert f'href="/designs/from-forecast/{rest.pk}/?plan={plan.pk}"' in form
+    assert 'id="plan-overlap"' not in client.get(f"/designs/from-forecast/{rest.pk}/").content.decode()
+    client.post(f"/designs/from-forecast/{rest.pk}/", {"plan": str(plan.pk)})
+    design = Design.objects.latest("pk").scenario
+    assert "on top of the trend without ggs" in design["description"]
+    plan_hours = {y.year: y.core_hours_ref for y in plan_years(plan) if y.months == 12}
+    first = design["demand"][0]
+    trend = next(y["median"] for y in rest.yearly if y["year"] == first["year"])
+    assert first["core_hours"] == pytest.approx(trend + plan_hours[first["year"]])  # what the paths are centred on
+    # confirmed: the plan's sequencing is new to the cluster, so it goes on top of every department's trend
+    client.post(f"/designs/from-forecast/{everyone.pk}/", {"plan": str(plan.pk), "plan_on_top": "1"})
+    assert "its sequencing is new to the cluster" in Design.objects.latest("pk").scenario["description"]
+    # the same through the API
+    api = client.post(f"/api/v1/designs/from-forecast/{everyone.pk}/", {"plan": plan.pk},
+                      content_type="application/json")
+    assert api.status_code == 400 and "would be counted twice" in api.json()["detail"]
+    assert f"start from #{rest.pk}" in api.json()["detail"]
+    api = client.post(f"/api/v1/designs/from-forecast/{everyone.pk}/", {"plan": plan.pk, "plan_on_top": True},
+                      content_type="application/json")
+    assert api.status_code == 201
