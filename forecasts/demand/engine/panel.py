@@ -77,6 +77,9 @@ SMALL_PANEL_WEIGHT = 0.2
 T = TypeVar("T")
 
 
+MAX_ID_CHARS = 200  # a series id is a label on a chart and in a CSV, not a document
+
+
 class PanelError(ValueError):
     """Bad panel input: the message names the file, line and field."""
 
@@ -154,6 +157,11 @@ def read_panel(source: Path | str | io.TextIOBase, frequency: str, name: str | N
         sid, ts, raw = row[i_id].strip(), row[i_ts].strip(), row[i_v].strip()
         if not sid:
             raise PanelError(f"{label} line {line_no}: empty series_id")
+        bad = next((c for c in sid if ord(c) < 32 or ord(c) == 127), None)
+        if bad is not None:
+            raise PanelError(f"{label} line {line_no}: series_id has a control character (U+{ord(bad):04X})")
+        if len(sid) > MAX_ID_CHARS:
+            raise PanelError(f"{label} line {line_no}: series_id is {len(sid)} characters; at most {MAX_ID_CHARS}")
         try:
             period = parse_period(ts, f)
         except TimestampError as exc:

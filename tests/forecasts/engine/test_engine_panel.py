@@ -85,6 +85,12 @@ def test_a_bad_value_names_the_file_line_and_field(tmp_path):
     path.write_text("series_id,timestamp,value\nA,1990,1\nA,1990,2\n")
     with pytest.raises(PanelError, match="line 3: series 'A' has timestamp '1990' twice"):
         read_panel(path, "A")
+    path.write_text("series_id,timestamp,value\nA,1990,1\nB\x00C,1990,2\n")
+    with pytest.raises(PanelError, match=r"bad.csv line 3: series_id has a control character \(U\+0000\)"):
+        read_panel(path, "A")
+    path.write_text(f"series_id,timestamp,value\n{'x' * 201},1990,1\n")
+    with pytest.raises(PanelError, match="line 2: series_id is 201 characters; at most 200"):
+        read_panel(path, "A")
 
 
 def test_holdout_scores_the_combination_and_every_member_and_reports_short_series(tmp_path):
