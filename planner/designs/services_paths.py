@@ -19,7 +19,7 @@ from forecasts.demand.growth.calendar import add_months
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.paths import DemandPaths, PathsError, PlanYear, combine, year_end_levels, yearly_totals
 from forecasts.demand.plans import plan_of
-from forecasts.demand.sequencing import yearly_figures
+from forecasts.demand.sequencing import SequencingPlan, yearly_figures
 from forecasts.units import TB_PER_PB
 from planner.designs.inventory import CapacityStep, Inventory, existing_nodes, node_type_of
 
@@ -54,6 +54,12 @@ def fit_paths(fit: ForecastFit, n_paths: int, seed: int) -> tuple[list[date], np
     return months, np.asarray(fc.paths, dtype=float)
 
 
+def whole_plan_years(plan: SequencingPlan) -> list[PlanYear]:
+    """The plan's central figures in its whole years, as demand paths and typed-in demand take them."""
+    return [PlanYear(y.year, y.core_hours_ref, y.stored_tb_total, y.genomes_per_day_peak, y.daily_ingest_tb_peak)
+            for y in yearly_figures(plan) if y.months == 12]
+
+
 def stored_paths_resolver(spec: Any, years: list[int], n_paths: int, seed: int) -> DemandPaths:
     links = spec.forecast
     partial: set[int] = set()
@@ -66,8 +72,7 @@ def stored_paths_resolver(spec: Any, years: list[int], n_paths: int, seed: int) 
             raise PathsError(f"uncertainty.forecast: no sequencer plan #{links['sequencer_plan']}")
         plan = plan_of(row)
         ref_clock = plan.reference_clock_ghz
-        plan_years = [PlanYear(y.year, y.core_hours_ref, y.stored_tb_total, y.genomes_per_day_peak,
-                               y.daily_ingest_tb_peak) for y in yearly_figures(plan) if y.months == 12]
+        plan_years = whole_plan_years(plan)
     if "core_fit" in links:
         months, paths = fit_paths(_fit(links["core_fit"], "core_hours"), n_paths, seed)
         whole, totals, part = yearly_totals(months, paths)
@@ -242,12 +247,10 @@ def plan_overlap(fit: ForecastFit) -> str | None:
 
 def excluding_fits(fit: ForecastFit) -> list[ForecastFit]:
     """The newest forecast of the same cluster and metric without each department: the trends a plan can go on."""
-    newest: dict[int, ForecastFit] = {}
-    for row in (ForecastFit.objects.filter(metric=fit.metric, cluster=fit.cluster_id, frequency=fit.frequency,
-                                           exclude_department__isnull=False)
-                .select_related("cluster", "exclude_department").order_by("-created_at", "-pk")[:50]):
-        newest.setdefault(row.exclude_department_id, row)
-    return list(newest.values())
+    return list(ForecastFit.objects.filter(metric=fit.metric, cluster=fit.cluster_id, frequency=fit.frequency,
+                                          exclude_department__isnull=False)
+                .select_related("cluster", "exclude_department")
+                .order_by("exclude_department_id", "-created_at", "-pk").distinct("exclude_department_id"))
 
 
 def _check_plan_on(fit: ForecastFit, plan: SequencerPlan | None, plan_on_top: bool, adds: bool) -> str:
@@ -271,13 +274,6 @@ def _check_plan_on(fit: ForecastFit, plan: SequencerPlan | None, plan_on_top: bo
     return "on top of the whole trend: its sequencing is new to the cluster, as the planner confirmed"
 
 
-def _plan_core_hours(plan: SequencerPlan | None) -> dict[int, float]:
-    """The plan's core-hours per whole year, on its reference core."""
-    if plan is None:
-        return {}
-    return {y.year: float(y.core_hours_ref) for y in yearly_figures(plan_of(plan)) if y.months == 12}
-
-
 def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, user: Any = None,
                          plan: SequencerPlan | None = None, node_type: str | None = None,
                          plan_on_top: bool = False) -> Any:
@@ -298,7 +294,8 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
     if missing:
         raise PathsError(f"forecast fit #{fit.pk} has no whole-year figure for {', '.join(map(str, missing))}: "
                          f"choose years inside its horizon")
-    plan_hours = _plan_core_hours(plan)
+    seq = plan_of(plan) if plan is not None else None
+    plan_hours = {p.year: float(p.core_hours) for p in whole_plan_years(seq)} if seq is not None else {}
     plan_on = _check_plan_on(fit, plan, plan_on_top, adds=any(plan_hours.get(y, 0.0) > 0 for y in years))
     where = fit.cluster.name if fit.cluster_id else "all clusters"
     links: dict[str, Any] = {"core_fit": fit.pk} | ({"sequencer_plan": plan.pk} if plan else {})
@@ -312,15 +309,15 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
     if node_type:
         inv, row = cluster_inventory(fit, node_type, start_year)
         core = row.base_clock_ghz * row.arch_factor
-        if plan is None:
+        if seq is None:
             data["reference_core"] = {"clock_ghz": row.base_clock_ghz, "arch_factor": row.arch_factor}
         else:
-            ref_clock = plan_of(plan).reference_clock_ghz
+            ref_clock = seq.reference_clock_ghz
             data["reference_core"] = {"clock_ghz": ref_clock, "arch_factor": 1.0}
             links["cluster_clock_ghz"] = core
             factor = core / ref_clock
         data["existing"] = inv.existing
-        on = "that node's core." if plan is None else f"the plan's reference core ({ref_clock} GHz)."
+        on = "that node's core." if seq is None else f"the plan's reference core ({ref_clock} GHz)."
         data["description"] += (f" Owns {where}'s {inv.cores:,} recorded cores as {row.name} nodes"
                                 f" ({sum(e['count'] for e in inv.existing)} nodes); demand on {on}")
         comment += (f"# existing: {where}'s capacity records as {row.name} nodes ({row.cores_per_node} cores), each "

@@ -71,6 +71,7 @@ def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]
         start, end = plan_span(p)
         plans.append({"row": p, "first": start, "last": end, "useful": start <= last and end >= first})
     asked = _plan(request.GET.get("plan"))
+    overlap = plan_overlap(row)
     plan = next((p for p in plans if asked and p["row"].pk == asked.pk), None)
     return render(request, "designs/from_forecast.html", {
         "fit": row, "years": [first, last], "whole": whole, "plans": plans,
@@ -79,7 +80,7 @@ def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]
         "node_types": NodeType.objects.order_by("name"), "guess": guess_node_type(row),
         "capacity": ClusterCapacity.objects.filter(cluster_id=row.cluster_id).order_by("effective_from")
         if row.cluster_id else [],
-        "overlap": plan_overlap(row), "excluding": excluding_fits(row) if plan_overlap(row) else [],
+        "overlap": overlap, "excluding": excluding_fits(row) if overlap else [],
     })
 
 

@@ -64,10 +64,14 @@ class Windows:
 ANCHORS = ("level", "last")  # the value a model's targets (log changes) are measured from
 
 
-def _anchor(anchor: str, level: FloatArray | float, last: FloatArray | float) -> FloatArray:
-    """The window's ``level`` or its ``last`` log value, as ``anchor`` says."""
+def _check_anchor(anchor: str) -> None:
     if anchor not in ANCHORS:
         raise ValueError(f"anchor must be one of {', '.join(ANCHORS)}")
+
+
+def _anchor(anchor: str, level: FloatArray | float, last: FloatArray | float) -> FloatArray:
+    """The window's ``level`` or its ``last`` log value, as ``anchor`` says."""
+    _check_anchor(anchor)
     return np.asarray(last if anchor == "last" else level, dtype=float)
 
 
@@ -117,7 +121,7 @@ def build_windows(histories: Iterable[FloatArray], lags: int, horizon: int, anch
     targets are log changes from each window's ``anchor`` (``ANCHORS``)."""
     if lags < 1 or horizon < 1:
         raise ValueError("lags and horizon must be at least 1")
-    _anchor(anchor, 0.0, 0.0)
+    _check_anchor(anchor)
     feats, targets, room, levels, anchors = [], [], [], [], []
     for y in histories:
         x = _trainable(y)
