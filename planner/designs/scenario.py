@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,6 +104,9 @@ class _V:
                 val = float(val.replace("_", ""))
         if isinstance(val, bool) or not isinstance(val, (int, float)):
             self.err(where, f"expected a number, got {val!r}")
+            return default
+        if not math.isfinite(val):  # YAML's .inf / .nan: nan passes every bound, inf breaks the solver
+            self.err(where, f"expected a finite number, got {val!r}")
             return default
         if lo is not None and val < lo:
             self.err(where, f"must be >= {lo:g}, got {val!r}")

@@ -213,8 +213,10 @@ def number_problems(values: dict[str, Any], positive: tuple[str, ...]) -> dict[s
         if name not in values or values[name] is None:
             continue
         val = values[name]
-        if isinstance(val, bool) or not isinstance(val, (int, float)) or math.isnan(val):
+        if isinstance(val, bool) or not isinstance(val, (int, float)):
             problems[name] = f"expected a number, got {val!r}"
+        elif not math.isfinite(val):  # YAML's .inf / .nan, a CSV's "inf": the optimiser cannot price them
+            problems[name] = f"expected a finite number, got {val!r}"
         elif name in positive and val <= 0:
             problems[name] = f"must be > 0, got {val!r}"
         elif val < 0:

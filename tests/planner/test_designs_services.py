@@ -64,6 +64,10 @@ def test_a_bad_csv_cell_names_the_file_line_and_field_and_changes_nothing() -> N
     lines[2] = lines[2].replace(",6404,", ",lots,")
     with pytest.raises(CatalogImportError, match=r"nodes\.csv line 3, field price_usd: expected a number, got 'lots'"):
         catalog_import_csv("\n".join(lines), filename="nodes.csv")
+    lines[2] = lines[2].replace(",lots,", ",inf,")
+    infinite = r"nodes\.csv line 3, field price_usd: expected a finite number, got inf"
+    with pytest.raises(CatalogImportError, match=infinite):
+        catalog_import_csv("\n".join(lines), filename="nodes.csv")
     bench = catalog_export_csv("benchmarks").splitlines()
     i = next(i for i, line in enumerate(bench) if "amd-interlagos" in line)
     bench[i] = bench[i].replace("amd-interlagos", "amd-unknown", 1)

@@ -55,6 +55,16 @@ def test_all_errors_collected() -> None:
     assert "existing[0].node_type: unknown node type 'cray'" in errs
 
 
+@pytest.mark.parametrize("text", [".inf", "-.inf", ".nan", "1e400"])
+def test_an_infinite_or_nan_number_is_an_error_naming_its_field(text: str) -> None:
+    data = _data()
+    data["demand"][1]["core_hours"] = yaml.safe_load(text)  # 1e400 reads as a string, then overflows
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(data)
+    assert [e for e in exc.value.errors if e.startswith("demand[1].core_hours: expected a finite number")], \
+        exc.value.errors
+
+
 def test_availability_window_and_missing_demand() -> None:
     data = _data()
     data["purchases"].append({"year": 2014, "node_type": "xeon-e5-2697v4", "count": 1})

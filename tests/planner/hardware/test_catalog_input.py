@@ -32,6 +32,11 @@ def test_one_clock_per_node_type_in_catalog_and_sequencer_plan() -> None:
     ("storage_systems", "usable_tb", 0, "storage_systems[1].usable_tb: must be > 0, got 0"),
     ("storage_systems", "price_usd", 0, "storage_systems[1].price_usd: must be > 0, got 0"),
     ("storage_systems", "power_w", -1, "storage_systems[1].power_w: must be >= 0, got -1"),
+    # YAML's .inf and .nan are floats: an infinite price or a NaN capacity must not reach the optimiser
+    ("node_types", "price_usd", float("inf"), "node_types[1].price_usd: expected a finite number, got inf"),
+    ("node_types", "memory_gb", float("nan"), "node_types[1].memory_gb: expected a finite number, got nan"),
+    ("storage_systems", "throughput_gbps", float("inf"),
+     "storage_systems[1].throughput_gbps: expected a finite number, got inf"),
 ])
 def test_negative_or_zero_prices_counts_and_capacities_are_rejected(section: str, field: str, value: float,
                                                                      message: str) -> None:
