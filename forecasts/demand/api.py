@@ -41,14 +41,20 @@ from planner.roles import IsPlanner
 
 class PlanOut(serializers.ModelSerializer):
     created_by = serializers.StringRelatedField()
+    department = serializers.SlugRelatedField(slug_field="code", read_only=True,
+                                              help_text="the code of the department whose sequencing the plan "
+                                                        "describes (null: the plan does not say)")
 
     class Meta:
         model = SequencerPlan
-        fields = ["id", "name", "version", "parent", "note", "source", "created_by", "created_at", "document"]
+        fields = ["id", "name", "version", "parent", "department", "note", "source", "created_by", "created_at",
+                  "document"]
 
 
 class PlanIn(serializers.Serializer):
-    document = serializers.JSONField(help_text="the plan (schema in docs/forecasting.md); its name sets the plan")
+    document = serializers.JSONField(help_text="the plan (schema in docs/forecasting.md); its name sets the plan. "
+                                               "`department`: a department code; left out, a new version keeps "
+                                               "the department of the one before; null: none")
     note = serializers.CharField(required=False, allow_blank=True, max_length=300)
 
 
@@ -57,7 +63,7 @@ class SequencerPlanViewSet(viewsets.ModelViewSet):
 
     permission_classes = [IsPlanner]
     serializer_class = PlanOut
-    queryset = SequencerPlan.objects.select_related("created_by").order_by("name", "-version")
+    queryset = SequencerPlan.objects.select_related("created_by", "department").order_by("name", "-version")
     http_method_names = ["get", "post", "put", "patch", "delete", "head", "options"]
 
     def _store(self, request: Request, parent: SequencerPlan | None) -> Response:
@@ -69,10 +75,10 @@ class SequencerPlanViewSet(viewsets.ModelViewSet):
             doc.setdefault("name", parent.name)
         try:
             plan = plan_from_document(doc)
+            row, created = plan_save(plan, user=request.user, note=inp.validated_data.get("note", ""),
+                                     source="api", parent=parent)
         except PlanError as exc:
             raise serializers.ValidationError({"document": str(exc)}) from exc
-        row, created = plan_save(plan, user=request.user, note=inp.validated_data.get("note", ""), source="api",
-                                 parent=parent)
         body = {**PlanOut(row).data, "created": created, "figures": plan_summary(row)}
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
@@ -91,7 +97,8 @@ class SequencerPlanViewSet(viewsets.ModelViewSet):
     @action(detail=True, methods=["get"])
     def versions(self, request: Request, pk: str | None = None) -> Response:
         row = self.get_object()
-        rows = SequencerPlan.objects.filter(name=row.name).order_by("-version")
+        rows = SequencerPlan.objects.filter(name=row.name).select_related("created_by", "department").order_by(
+            "-version")
         return Response(PlanOut(rows, many=True).data)
 
 

@@ -20,7 +20,8 @@ class SequencerPlan(models.Model):
     """One version of a sequencer rollout plan (schema: ``forecasts/demand/sequencing.py``).
 
     Plans are versioned by name: editing saves a new row with ``version + 1`` and ``parent``
-    pointing at the version it was edited from; old versions are never changed.
+    pointing at the version it was edited from; old versions are never changed.  A version names the
+    department whose sequencing it describes when its document does (``department``).
     """
 
     name = models.CharField(max_length=200)
@@ -31,6 +32,14 @@ class SequencerPlan(models.Model):
     source = models.CharField(max_length=20, default="command", help_text="command, upload, editor, api, demo")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The document's ``department`` code as a row, set by plan_save from the document (which stays the
+    # source): compared by id with a fit's department or excluded department (planner.designs
+    # .services_paths.plan_overlap, the combined projection), and PROTECT keeps a named department from
+    # vanishing under the plans that name it.
+    department = models.ForeignKey(Department, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="sequencer_plans",
+                                   help_text="whose sequencing the plan describes (its document's department "
+                                             "code); empty = the plan does not say")
 
     class Meta:
         ordering = ["name", "-version"]

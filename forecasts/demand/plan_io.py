@@ -36,8 +36,8 @@ def _date(v: Any) -> date:
 # The keys each level of a plan accepts; an unknown key is named, not silently ignored (a typo
 # such as "runs_per_weak" would otherwise leave the default in place).
 KEYS = {
-    "plan": {"name", "start", "end", "interpolation", "reference_node", "node_types", "instruments", "assays",
-             "notes"},
+    "plan": {"name", "department", "start", "end", "interpolation", "reference_node", "node_types", "instruments",
+             "assays", "notes"},
     "node type": {"clock_ghz", "arch_factor", "description"},
     "instrument": {"model", "runs_per_week", "counts", "run_mix"},
     "count": {"date", "count"},
@@ -71,6 +71,17 @@ def _check_all_keys(d: dict[str, Any]) -> None:
         _check_keys("assay", f"assay {n}", a)
         for s in a.get("stages") or []:
             _check_keys("stage", f"assay {n}, stages", s)
+
+
+def _department(v: Any) -> str | None:
+    """The plan's ``department`` key: a department code (text), or none when absent, null or blank.  Whether
+    the code names a department is the Django service's check (forecasts.demand.plans)."""
+    if v is None:
+        return None
+    if not isinstance(v, str):  # YAML reads 042 as a number: a code is text, quoted if it looks like one
+        raise ValueError(f"department must be a department code such as ggs (quoted if it looks like a number), "
+                         f"not {str(v)[:40]!r}")
+    return v.strip() or None
 
 
 def plan_from_dict(d: dict[str, Any]) -> SequencingPlan:
@@ -120,15 +131,18 @@ def plan_from_dict(d: dict[str, Any]) -> SequencingPlan:
         assays=assays,
         interpolation=str(d.get("interpolation", "linear")),
         notes=str(d.get("notes", "")),
+        department=_department(d.get("department")),
     )
     plan.validate()
     return plan
 
 
 def plan_to_dict(plan: SequencingPlan) -> dict[str, Any]:
-    """The plan as plain data following the YAML schema (dates as ISO strings)."""
+    """The plan as plain data following the YAML schema (dates as ISO strings).  ``department`` only when the
+    plan names one, so a plan without it is the same document it always was."""
     return {
         "name": plan.name,
+        **({"department": plan.department} if plan.department is not None else {}),
         "start": plan.start.isoformat(),
         "end": plan.end.isoformat(),
         "interpolation": plan.interpolation,

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 from django.db import transaction
 
+from forecasts.accounting.models import Department
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.plan_io import counts_from_csv, plan_from_dict, plan_to_dict
 from forecasts.demand.sequencing import SequencingPlan, YearFigures, compare_plans, monthly_figures, yearly_figures
@@ -35,15 +36,40 @@ def plan_parse(text: str, *, name: str = "the plan") -> SequencingPlan:
 
 
 def plan_from_document(data: dict[str, Any], *, name: str = "the plan") -> SequencingPlan:
+    """Every way a plan comes in (upload, editor, API, command) reads its document here.
+
+    A document without a ``department`` key keeps the department of the latest version of its name (a new
+    version of a plan is still that department's sequencing unless it says otherwise); ``department: null``
+    (or blank) says it names none.  A code that is no department is refused with the code named."""
     nul = nul_problem(data)  # YAML's "\0" escape (or JSON's "\u0000"): no database text can hold it
     if nul:
         raise PlanError(f"{name}: {nul}")
+    if "department" not in data and isinstance(data.get("name"), str):
+        current = latest_version(data["name"])
+        if current is not None and current.department_id is not None:
+            data = {**data, "department": current.department.code}
     try:
-        return plan_from_dict(data)
+        plan = plan_from_dict(data)
     except KeyError as exc:
         raise PlanError(f"{name}: missing field {exc.args[0]!r}") from exc
     except (TypeError, ValueError) as exc:
         raise PlanError(f"{name}: {exc}") from exc
+    plan_department(plan.department, name=name)
+    return plan
+
+
+def plan_department(code: str | None, *, name: str = "the plan") -> Department | None:
+    """The department a plan's ``department`` code names (None for none); PlanError, one line naming the code
+    and the codes there are, when no department has it."""
+    if code is None:
+        return None
+    row = Department.objects.filter(code=code).first()
+    if row is not None:
+        return row
+    known = list(Department.objects.order_by("code").values_list("code", flat=True)[:21])
+    listed = ", ".join(known[:20]) + (", ..." if len(known) > 20 else "")
+    raise PlanError(f"{name}: unknown department {code[:60]!r}: "
+                    + (f"the department codes are {listed}" if known else "no departments are recorded yet"))
 
 
 def latest_version(name: str) -> SequencerPlan | None:
@@ -58,11 +84,13 @@ def plan_save(plan: SequencingPlan, *, user: Any = None, note: str = "", source:
     Returns (row, created).  Versions are never edited in place.
     """
     document = plan_to_dict(plan)
+    department = plan_department(plan.department, name=plan.name)
     current = latest_version(plan.name)
     if current is not None and current.document == document:
         return current, False
     row = SequencerPlan.objects.create(
         name=plan.name,
+        department=department,
         version=(current.version + 1) if current else 1,
         parent=parent or current,
         document=document,
@@ -188,6 +216,57 @@ def plans_compare(a: SequencerPlan, b: SequencerPlan) -> list[dict[str, Any]]:
         {"year": r.year, "metric": r.metric, "a": r.a, "b": r.b, "delta": r.delta, "change": r.change}
         for r in compare_plans(plan_of(a), plan_of(b))
     ]
+
+
+def trend_holds_sequencing(fit: ForecastFit, department: Department | None) -> bool:
+    """Whether ``fit``'s trend already holds the sequencing of a plan of ``department``, so the plan's
+    core-hours added on top of it would count that sequencing twice.
+
+    With the plan's department D: a fit of all but D, or of another single department, holds none of it; a fit
+    of D, of every department, or of all but another department holds it.  A plan that names no department:
+    a fit without one department is taken to leave its sequencing out and any other to hold it (the rule
+    before plans named their department)."""
+    if department is None:
+        return fit.exclude_department_id is None
+    if fit.exclude_department_id is not None:
+        return fit.exclude_department_id != department.pk
+    if fit.department_id is not None:
+        return fit.department_id == department.pk
+    return True
+
+
+def newest_fit_without(department: Department) -> ForecastFit | None:
+    """The newest core-hours fit of all but ``department`` (any cluster: the combined projection's choice)."""
+    return (ForecastFit.objects.filter(metric="core_hours", exclude_department=department)
+            .select_related("cluster", "exclude_department").order_by("-created_at", "-pk").first())
+
+
+def combined_default_fit(plan_row: SequencerPlan | None) -> ForecastFit | None:
+    """The core-hours trend the combined projection starts from: the newest fit of all but the plan's
+    department when the plan names one and such a fit exists, else the newest fit without any one department,
+    else the newest core-hours fit."""
+    core = ForecastFit.objects.filter(metric="core_hours")
+    if plan_row is not None and plan_row.department is not None:
+        own = newest_fit_without(plan_row.department)
+        if own is not None:
+            return own
+    return core.exclude(exclude_department=None).first() or core.first()
+
+
+def combined_overlap(plan_row: SequencerPlan | None, core_fit: ForecastFit | None) -> str | None:
+    """Why plan + trend counts the plan's sequencing twice, when the plan names its department and the trend
+    holds it (None otherwise: a plan that names none is left to the page's convention note, as before)."""
+    if plan_row is None or core_fit is None or plan_row.department is None:
+        return None
+    dept = plan_row.department
+    if not trend_holds_sequencing(core_fit, dept):
+        return None
+    other = newest_fit_without(dept)
+    instead = (f"choose #{other.pk} ({other.series_label}) instead" if other is not None
+               else f"fit one on the forecasts page (Department: all but {dept.code}) and choose it")
+    return (f"Counted twice: trend #{core_fit.pk} ({core_fit.series_label}) holds department {dept.code}'s "
+            f"core-hours, and plan '{plan_row}' is department {dept.code}'s sequencing: for plan + trend, "
+            f"{instead}.")
 
 
 def combined_projection(

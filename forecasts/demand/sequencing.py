@@ -29,6 +29,8 @@ Modelling choices:
 YAML schema (``plan_to_yaml`` / ``plan_from_yaml``)::
 
     name: str
+    department: <code>         # optional: the department whose sequencing this is (a department code; the
+                               # Django service checks it exists); absent or null = not said
     start: YYYY-MM-DD          # first month of the plan (day ignored)
     end: YYYY-MM-DD            # last month of the plan
     interpolation: linear|step
@@ -152,6 +154,7 @@ class SequencingPlan:
     assays: dict[str, Assay]
     interpolation: str = "linear"
     notes: str = ""
+    department: str | None = None  # the code of the department whose sequencing this is; None = not said
 
     @property
     def reference_clock_ghz(self) -> float:
@@ -166,6 +169,8 @@ class SequencingPlan:
             raise ValueError("plan end is before its start")
         if self.reference_node not in self.node_types:
             raise ValueError(f"reference node {self.reference_node!r} is not among node_types")
+        if self.department is not None and (not isinstance(self.department, str) or not self.department.strip()):
+            raise ValueError(f"department must be a department code such as ggs, not {self.department!r}")
         for a in self.assays.values():
             if a.kind not in ASSAY_KINDS:
                 raise ValueError(f"assay {a.name}: kind must be one of {ASSAY_KINDS}")

@@ -17,7 +17,13 @@ from django.views.decorators.http import require_POST
 from forecasts.demand import charts
 from forecasts.demand.external import ExternalSeriesError, external_series_create, forecast_csv
 from forecasts.demand.models import ExternalSeries, ForecastFit, SequencerPlan
-from forecasts.demand.plans import combined_projection, plan_monthly_by_assay, plan_of
+from forecasts.demand.plans import (
+    combined_default_fit,
+    combined_overlap,
+    combined_projection,
+    plan_monthly_by_assay,
+    plan_of,
+)
 from forecasts.demand.series import (
     FAMILY_CHOICES,
     METRICS,
@@ -188,7 +194,7 @@ def fit_forecast_csv(request: HttpRequest, pk: int) -> HttpResponse:
 @planner_required
 def combined(request: HttpRequest) -> HttpResponse:
     """Per year: genomics from a sequencer plan + everything else from a usage trend."""
-    plans = SequencerPlan.objects.all()
+    plans = SequencerPlan.objects.select_related("department")
     core_all = ForecastFit.objects.filter(metric="core_hours").select_related(
         "cluster", "department", "exclude_department")
     storage_all = ForecastFit.objects.filter(metric="storage_pb")
@@ -197,8 +203,7 @@ def combined(request: HttpRequest) -> HttpResponse:
     plan_row = plans.filter(pk=_int(g.get("plan"), 0, 0, 10**9)).first() if g.get("plan") else plans.first()
     # filter the unsliced querysets: a sliced one cannot be filtered (a ?fit= used to answer 500)
     core_fit = core_all.filter(pk=_int(g.get("fit"), 0, 0, 10**9)).first() if g.get("fit") else (
-        ForecastFit.objects.filter(metric="core_hours").exclude(exclude_department=None).first()
-        or ForecastFit.objects.filter(metric="core_hours").first())
+        combined_default_fit(plan_row))  # all but the plan's department when it names one
     storage_fit = storage_all.filter(pk=_int(g.get("storage_fit"), 0, 0, 10**9)).first() if g.get(
         "storage_fit") else None
     mode = g.get("mode", "both") if g.get("mode") in ("both", "trend", "plan") else "both"
@@ -214,6 +219,7 @@ def combined(request: HttpRequest) -> HttpResponse:
         "plans": plans, "core_fits": core_fits, "storage_fits": storage_fits, "plan_row": plan_row,
         "core_fit": core_fit, "storage_fit": storage_fit, "mode": mode, "clock": clock,
         "projection": projection, "fig": charts.combined_chart(projection) if projection else None,
+        "overlap": combined_overlap(plan_row, core_fit) if projection and mode == "both" else None,
     })
 
 

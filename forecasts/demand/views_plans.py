@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from forecasts.accounting.models import Department
 from forecasts.demand import charts
 from forecasts.demand.models import SequencerPlan
 from forecasts.demand.plan_io import counts_to_csv, plan_to_yaml, yearly_to_csv
@@ -65,7 +66,7 @@ def _figures(plan: Any, document: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
 
 @planner_required
 def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    row = get_object_or_404(SequencerPlan, pk=pk)
+    row = get_object_or_404(SequencerPlan.objects.select_related("department"), pk=pk)
     plan = plan_of(row)
     years, monthly = _figures(plan, row.document)
     stages = list(dict.fromkeys(s for y in years for s in y.new_tb))
@@ -114,6 +115,8 @@ def plan_compare(request: HttpRequest) -> HttpResponse:
 def apply_edit(document: dict[str, Any], data: QueryDict) -> dict[str, Any]:
     """A copy of the plan document with the editor's fields applied (names as in plan_edit.html)."""
     doc = copy.deepcopy(document)
+    if "department" in data:  # the editor's select: a code, or blank for none (null: not the version's own)
+        doc["department"] = data["department"].strip() or None
     for i, ins in enumerate(doc["instruments"]):
         if f"rpw-{i}" in data:
             ins["runs_per_week"] = float(data[f"rpw-{i}"])
@@ -172,8 +175,12 @@ def plan_edit(request: HttpRequest, pk: int) -> HttpResponse:
             error = str(exc)
         else:
             return redirect("forecast-plan", pk=new.pk)
-    derived = _derive(doc)
+    try:
+        derived = _derive(doc)
+    except (PlanError, ValueError, KeyError):  # the refused values: the table shows the version as saved
+        derived = _derive(row.document)
     return render(request, "forecasts/plan_edit.html", {
         "row": row, "doc": doc, "error": error, "derived": derived,
         "derived_json": json.dumps(derived),
+        "departments": Department.objects.order_by("code").only("code", "name"),
     })

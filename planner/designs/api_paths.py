@@ -85,9 +85,10 @@ class FromForecastIn(serializers.Serializer):
     plan = serializers.IntegerField(required=False, min_value=1, help_text="a sequencer plan to add")
     plan_on_top = serializers.BooleanField(
         required=False, default=False,
-        help_text="the plan's sequencing is new to the cluster: add its core-hours on top of a forecast that counts "
-                  "every department (else such a forecast with a plan is refused: start from one without the "
-                  "sequencing department)")
+        help_text="the plan's sequencing is new to the cluster: add its core-hours on top of a forecast that already "
+                  "holds it (of the plan's department, of every department, or of all but another one; with a plan "
+                  "that names no department, any forecast but one of all but a department); else such a forecast "
+                  "with a plan is refused: start from one without the plan's department")
     start_year = serializers.IntegerField(required=False, help_text="default: the forecast's first whole year")
     end_year = serializers.IntegerField(required=False, help_text="default: up to five whole years")
 

@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from forecasts.accounting.models import Department
 from forecasts.demand.growth.calendar import add_months
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.paths import DemandPaths, PathsError, PlanYear, combine, year_end_levels, yearly_totals
-from forecasts.demand.plans import plan_of
+from forecasts.demand.plans import plan_of, trend_holds_sequencing
 from forecasts.demand.sequencing import SequencingPlan, yearly_figures
 from forecasts.units import TB_PER_PB
 from planner.designs.inventory import CapacityStep, Inventory, existing_nodes, node_type_of
@@ -234,44 +235,79 @@ def guess_node_type(fit: ForecastFit) -> str | None:
     return node_type_of(last.cores, last.nodes, dict(NodeType.objects.values_list("name", "cores_per_node")))
 
 
-def plan_overlap(fit: ForecastFit) -> str | None:
-    """Why a sequencer plan added on top of ``fit`` may count sequencing twice; None for a fit without one
-    department (``exclude_department``: the trend a plan is meant to go on top of, as in the combined projection)."""
-    if fit.exclude_department_id:
+def plan_overlap(fit: ForecastFit, department: Department | None = None) -> str | None:
+    """Why a sequencer plan of ``department`` (None: a plan that does not say whose sequencing it is) added
+    on top of ``fit`` would count sequencing twice; None when the trend holds none of it
+    (forecasts.demand.plans.trend_holds_sequencing: the plan's department left out, or another single
+    department's trend; without a department, any fit without one department, as in the combined projection)."""
+    if not trend_holds_sequencing(fit, department):
         return None
-    whose = f"department {fit.department.code}'s" if fit.department_id else "every department's"
     where = fit.cluster.name if fit.cluster_id else "all clusters"
-    return (f"forecast #{fit.pk} counts {whose} core-hours on {where}, and a sequencer plan's core-hours are "
-            f"added on top of it: sequencing that already runs there would be counted twice")
+    if department is None:
+        whose = f"department {fit.department.code}'s" if fit.department_id else "every department's"
+        return (f"forecast #{fit.pk} counts {whose} core-hours on {where}, and a sequencer plan's core-hours are "
+                f"added on top of it: sequencing that already runs there would be counted twice")
+    code = department.code
+    if fit.department_id:
+        whose = f"department {code}'s core-hours on {where}"
+    elif fit.exclude_department_id:
+        whose = (f"every department's core-hours but {fit.exclude_department.code}'s on {where}, department "
+                 f"{code}'s among them")
+    else:
+        whose = f"every department's core-hours on {where}, department {code}'s among them"
+    return (f"forecast #{fit.pk} counts {whose}, and the plan is department {code}'s sequencing: added on top, "
+            f"that sequencing would be counted twice")
 
 
-def excluding_fits(fit: ForecastFit) -> list[ForecastFit]:
-    """The newest forecast of the same cluster and metric without each department: the trends a plan can go on."""
-    return list(ForecastFit.objects.filter(metric=fit.metric, cluster=fit.cluster_id, frequency=fit.frequency,
-                                          exclude_department__isnull=False)
-                .select_related("cluster", "exclude_department")
-                .order_by("exclude_department_id", "-created_at", "-pk").distinct("exclude_department_id"))
+def excluding_fits(fit: ForecastFit, department: Department | None = None) -> list[ForecastFit]:
+    """The newest forecast of the same cluster, metric and frequency without each department (with
+    ``department``: without that one only): the trends a plan can go on."""
+    fits = ForecastFit.objects.filter(metric=fit.metric, cluster=fit.cluster_id, frequency=fit.frequency,
+                                      exclude_department__isnull=False).select_related("cluster", "exclude_department")
+    if department is not None:
+        return list(fits.filter(exclude_department=department).order_by("-created_at", "-pk")[:1])
+    return list(fits.order_by("exclude_department_id", "-created_at", "-pk").distinct("exclude_department_id"))
 
 
 def _check_plan_on(fit: ForecastFit, plan: SequencerPlan | None, plan_on_top: bool, adds: bool) -> str:
-    """How the plan's core-hours join the trend (for the design's description); PathsError when they might
-    count twice (the plan ``adds`` core-hours in the design's years) and the planner has not said the plan's
-    sequencing is new to the cluster."""
+    """How the plan's core-hours join the trend (for the design's description, naming the plan's department
+    when it has one); PathsError when they might count twice (the plan ``adds`` core-hours in the design's
+    years, ``plan_overlap``) and the planner has not said the plan's sequencing is new to the cluster."""
     if plan is None:
         return ""
     if not adds:
         return "adds no core-hours in these years"
-    why = plan_overlap(fit)
+    dept = plan.department
+    why = plan_overlap(fit, dept)
     if why is None:
-        return f"on top of the trend without {fit.exclude_department.code}"
+        if dept is None:
+            return f"on top of the trend without {fit.exclude_department.code}"
+        if fit.exclude_department_id:
+            return f"on top of the trend without {dept.code}, the department whose sequencing the plan is"
+        return (f"on top of department {fit.department.code}'s trend, which holds none of department {dept.code}'s "
+                f"sequencing")
     if not plan_on_top:
-        others = ", ".join(f"#{f.pk} ({f.series_label})" for f in excluding_fits(fit))
-        instead = (f"start from {others} instead" if others
-                   else "fit the cluster's core-hours without the sequencing department (forecasts page, Department: "
-                        "all but it) and start from that")
+        others = ", ".join(f"#{f.pk} ({f.series_label})" for f in excluding_fits(fit, dept))
+        if others:
+            instead = f"start from {others} instead"
+        elif dept is None:
+            instead = ("fit the cluster's core-hours without the sequencing department (forecasts page, Department: "
+                       "all but it) and start from that")
+        else:
+            instead = (f"fit the cluster's core-hours without department {dept.code} (forecasts page, Department: "
+                       f"all but {dept.code}) and start from that")
         raise PathsError(f"{why}: {instead}, or confirm that the plan's sequencing is new to the cluster "
                          f"(plan on top)")
-    return "on top of the whole trend: its sequencing is new to the cluster, as the planner confirmed"
+    if dept is None:
+        return "on top of the whole trend: its sequencing is new to the cluster, as the planner confirmed"
+    if fit.department_id:
+        trend = f"department {dept.code}'s own trend"
+    elif fit.exclude_department_id:
+        trend = f"the trend without {fit.exclude_department.code}, department {dept.code}'s included"
+    else:
+        trend = f"the whole trend, department {dept.code}'s included"
+    return (f"on top of {trend}: department {dept.code}'s sequencing in the plan is new to the cluster, as the "
+            f"planner confirmed")
 
 
 def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, user: Any = None,
@@ -282,8 +318,9 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
     With ``node_type`` (the cluster's nodes in the catalog) the design owns the cluster's recorded nodes
     (``cluster_inventory``) and counts demand on the cluster's own core: the reference core is that node's
     (or, with a sequencer plan, the plan's reference node, the trend converted to it by clock).  A plan goes
-    on top of a fit without one department (the trend of everything but sequencing); on any other fit only
-    with ``plan_on_top`` (its sequencing is new to the cluster), else PathsError (``plan_overlap``)."""
+    on top of a trend that holds none of its sequencing (``plan_overlap``: with the plan's department D, a fit
+    of all but D or of another single department; without one, a fit of all but any department); on any other
+    fit only with ``plan_on_top`` (its sequencing is new to the cluster), else PathsError."""
     import yaml
 
     from planner.designs.services import design_create

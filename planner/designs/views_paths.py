@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -67,11 +69,18 @@ def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]
 
     first, last = design_years(row)  # the default span; any of ``whole`` can be chosen
     plans = []
-    for p in SequencerPlan.objects.all()[:30]:
+    # "Counted twice?": one note per department the listed plans name (or none), for those whose sequencing
+    # this forecast already holds; static/js/from_forecast.js shows the chosen plan's
+    overlaps: dict[int | None, dict[str, Any] | None] = {}
+    for p in SequencerPlan.objects.select_related("department")[:30]:
         start, end = plan_span(p)
-        plans.append({"row": p, "first": start, "last": end, "useful": start <= last and end >= first})
+        if p.department_id not in overlaps:
+            why = plan_overlap(row, p.department)
+            overlaps[p.department_id] = None if why is None else {
+                "department": p.department, "excluding": excluding_fits(row, p.department)}
+        plans.append({"row": p, "first": start, "last": end, "useful": start <= last and end >= first,
+                      "overlap": overlaps[p.department_id] is not None})
     asked = _plan(request.GET.get("plan"))
-    overlap = plan_overlap(row)
     plan = next((p for p in plans if asked and p["row"].pk == asked.pk), None)
     return render(request, "designs/from_forecast.html", {
         "fit": row, "years": [first, last], "whole": whole, "plans": plans,
@@ -80,7 +89,7 @@ def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]
         "node_types": NodeType.objects.order_by("name"), "guess": guess_node_type(row),
         "capacity": ClusterCapacity.objects.filter(cluster_id=row.cluster_id).order_by("effective_from")
         if row.cluster_id else [],
-        "overlap": overlap, "excluding": excluding_fits(row) if overlap else [],
+        "notes": [n for n in overlaps.values() if n is not None],
     })
 
 

@@ -62,3 +62,33 @@ def test_a_plan_that_is_not_yaml_is_refused_with_its_line(text: str, message: st
     with pytest.raises(PlanError) as caught:
         plan_parse(text, name="plan.yaml")
     assert str(caught.value).startswith(message) and "\n" not in str(caught.value)
+
+
+def test_a_plan_may_name_its_department_and_keeps_it_through_yaml() -> None:
+    from forecasts.demand.plan_io import plan_from_yaml, plan_to_dict, plan_to_yaml
+
+    plan = plan_from_dict(_plan(department=" ggs "))
+    assert plan.department == "ggs"
+    doc = plan_to_dict(plan)
+    assert list(doc)[:2] == ["name", "department"] and doc["department"] == "ggs"
+    assert plan_from_yaml(plan_to_yaml(plan)).department == "ggs"
+
+
+@pytest.mark.parametrize("value", [None, "", "   "])
+def test_a_plan_without_a_department_is_the_document_it_always_was(value: Any) -> None:
+    from forecasts.demand.plan_io import plan_to_dict
+
+    plain = plan_to_dict(plan_from_dict(_plan()))
+    assert "department" not in plain  # no new key: stored documents compare equal to re-imported ones
+    assert plan_to_dict(plan_from_dict(_plan(department=value))) == plain
+
+
+@pytest.mark.parametrize("value", [42, ["ggs"], {"code": "ggs"}, True])
+def test_a_department_that_is_not_a_code_is_refused(value: Any) -> None:
+    with pytest.raises(ValueError, match="department must be a department code such as ggs"):
+        plan_from_dict(_plan(department=value))
+
+
+def test_a_misspelt_department_key_is_named() -> None:
+    with pytest.raises(ValueError, match="plan: unknown key 'departement'"):
+        plan_from_dict(_plan(departement="ggs"))

@@ -26,7 +26,8 @@ class Command(BaseCommand):
         except PlanError as exc:
             raise CommandError(str(exc)) from exc
         what = "stored as" if created else "unchanged, already"
-        print(f"{row.name}: {what} version {row.version}", file=sys.stderr)
+        whose = f", department {row.department.code}'s sequencing" if row.department_id else ""
+        print(f"{row.name}: {what} version {row.version}{whose}", file=sys.stderr)
         summary = plan_summary(row)
         summary["created"] = created
         for y in summary["years"]:
