@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from typing import Any
 
 from django.contrib import messages
@@ -63,6 +64,20 @@ def _int(value: Any, default: int, lo: int, hi: int) -> int:
         return default
 
 
+def _growth_rate(text: str | None) -> float | None:
+    """The growth-rate field (% per year; blank: none). A value that is not a finite number above -99.9 is
+    refused (SeriesError) rather than dropped: a typo must not silently turn into a statistical forecast."""
+    if not (text or "").strip():
+        return None
+    try:
+        rate = float(text)  # type: ignore[arg-type]
+    except ValueError:
+        rate = math.nan
+    if not math.isfinite(rate) or rate < -99.9:
+        raise SeriesError(f"growth rate: expected a number of % per year, at least -99.9, got {text[:40]!r}")
+    return rate
+
+
 @planner_required
 def overview(request: HttpRequest) -> HttpResponse:
     """Series picker, recent fits, refit-all, links to plans and external series."""
@@ -71,10 +86,7 @@ def overview(request: HttpRequest) -> HttpResponse:
     growth_rate = None
     if request.method == "POST":
         try:
-            growth_rate = float(request.POST["growth_rate"]) if request.POST.get("growth_rate") else None
-        except ValueError:
-            growth_rate = None
-        try:
+            growth_rate = _growth_rate(request.POST.get("growth_rate"))
             dept = request.POST.get("department") or ""  # "not:CODE": every department but CODE
             spec = spec_from_names(metric=request.POST.get("metric", "core_hours"),
                                    cluster=request.POST.get("cluster") or None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 from typing import Any
 
@@ -224,10 +225,16 @@ def design_reevaluate(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def design_optimize(request: HttpRequest, pk: int) -> HttpResponse:
     design = get_object_or_404(Design, pk=pk)
+    text = (request.POST.get("time_limit_s") or "").strip()
     try:
-        limit = float(request.POST.get("time_limit_s") or 0) or None
+        limit = float(text) if text else None
     except ValueError:
-        limit = None
+        limit = math.nan
+    if limit is not None and not (math.isfinite(limit) and 0.01 <= limit <= 600):
+        # a typo must not silently become the default limit, nor an infinite one reach the solver
+        messages.error(request, f"Cannot optimise: time limit: expected a number of seconds from 0.01 to 600, "
+                                f"got {text[:40]!r}")
+        return redirect("designs:detail", pk=pk)
     keep = request.POST.get("keep_purchases") == "on"
     try:
         run = optimizer_run_start(design=design, user=request.user, time_limit_s=limit, keep_purchases=keep)

@@ -195,3 +195,16 @@ def test_a_negative_price_or_a_zero_clock_is_refused_by_the_form_and_the_api_as_
     api = client.post("/api/v1/storage-systems/", bad, content_type="application/json")
     assert api.status_code == 400 and api.json()["usable_tb"] == ["must be > 0, got -1.0"]
     assert NodeType.objects.count() == before
+
+
+@pytest.mark.parametrize("typo", ["ten", "inf", "nan", "0", "9999"])
+def test_a_time_limit_the_solver_cannot_take_is_refused_on_the_page_not_replaced(
+        client: Any, planner_user: Any, designs: dict[str, Any], typo: str) -> None:
+    from planner.designs.models import OptimizerRun
+
+    login(client, planner_user)
+    pk = designs["wide"].pk
+    page = client.post(f"/designs/{pk}/optimize/", {"time_limit_s": typo}, follow=True)
+    assert page.status_code == 200
+    assert "time limit: expected a number of seconds from 0.01 to 600" in page.content.decode()
+    assert not OptimizerRun.objects.filter(design_id=pk).exists()

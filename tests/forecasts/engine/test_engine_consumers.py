@@ -161,6 +161,12 @@ def test_a_short_usage_history_says_how_many_months_exist_and_offers_a_growth_ra
     page = client.post("/forecasts/", {"cluster": "minerva", "metric": "core_hours", "horizon": 12})
     html = page.content.decode()
     assert "3 months of history; at least 8 are needed" in html and "Enter a growth rate" in html
+    for typo in ("20%", "nan", "inf", "-150"):  # refused with the field named, never dropped or stored
+        refused = client.post("/forecasts/", {"cluster": "minerva", "metric": "core_hours", "horizon": 12,
+                                              "growth_rate": typo})
+        assert refused.status_code == 200 and "growth rate: expected a number of % per year" in \
+            refused.content.decode(), typo
+    assert not ForecastFit.objects.exists()
     made = client.post("/forecasts/", {"cluster": "minerva", "metric": "core_hours", "horizon": 12,
                                        "growth_rate": "20"})
     assert made.status_code == 302
