@@ -403,6 +403,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # an external series' frequency and aggregate appear in several components (the series, the series just
+    # uploaded with its gap lines, the upload form): one named enum each
+    "ENUM_NAME_OVERRIDES": {
+        "ExternalSeriesFrequencyEnum": "forecasts.demand.models.ExternalSeries.Frequency",
+        "ExternalSeriesAggregateEnum": "forecasts.demand.models.ExternalSeries.Aggregate",
+    },
 }
 
 LOGGING = {

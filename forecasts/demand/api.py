@@ -166,6 +166,15 @@ class SeriesOut(serializers.ModelSerializer):
                   "uploaded_at"]
 
 
+class SeriesCreatedOut(SeriesOut):
+    gap_lines = serializers.ListField(child=serializers.IntegerField(), read_only=True,
+                                      help_text="the CSV's lines whose value was blank, NA or NaN: periods kept as "
+                                                "gaps, not as zeros")
+
+    class Meta(SeriesOut.Meta):
+        fields = [*SeriesOut.Meta.fields, "gap_lines"]
+
+
 class SeriesIn(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     units = serializers.CharField(max_length=60)
@@ -190,7 +199,7 @@ class ExternalSeriesViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewS
     queryset = ExternalSeries.objects.all()
     parser_classes = [MultiPartParser, FormParser, JSONParser]
 
-    @extend_schema(request=SeriesIn, responses=SeriesOut)
+    @extend_schema(request=SeriesIn, responses={201: SeriesCreatedOut})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         inp = SeriesIn(data=request.data)
         inp.is_valid(raise_exception=True)
@@ -201,13 +210,15 @@ class ExternalSeriesViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewS
             text, source = d["csv"], "api"
         else:
             raise serializers.ValidationError({"file": "give a CSV file or the csv text"})
+        gaps: list[int] = []
         try:
             series = external_series_create(name=d["name"], units=d["units"], frequency=d["frequency"], text=text,
                                             aggregate=d["aggregate"], description=d.get("description", ""),
-                                            source_name=source, user=request.user, replace=d["replace"])
+                                            source_name=source, user=request.user, replace=d["replace"], gaps=gaps)
         except ExternalSeriesError as exc:
             raise serializers.ValidationError({"file": str(exc)}) from exc
-        return Response(SeriesOut(series).data, status=status.HTTP_201_CREATED)
+        series.gap_lines = gaps  # type: ignore[attr-defined]
+        return Response(SeriesCreatedOut(series).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=SeriesForecastIn)
     @action(detail=True, methods=["post"])

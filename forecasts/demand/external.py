@@ -49,8 +49,10 @@ def parse_period(text: str, frequency: str) -> date:
     return date(d.year, (d.month - 1) // months * months + 1, 1)
 
 
-def parse_csv(text: str, frequency: str, *, name: str = "the CSV") -> list[tuple[date, float]]:
-    """(period start, value) points from CSV text; raises with line numbers on bad rows."""
+def parse_csv(text: str, frequency: str, *, name: str = "the CSV",
+              gaps: list[int] | None = None) -> list[tuple[date, float]]:
+    """(period start, value) points from CSV text; raises with line numbers on bad rows. A row whose value is
+    blank, NA, NaN or null is a gap (a period without a value): its line number goes into ``gaps``."""
     if frequency not in FREQUENCIES:
         raise ExternalSeriesError(f"frequency must be one of {', '.join(FREQUENCIES)}, not {frequency!r}")
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
@@ -72,13 +74,16 @@ def parse_csv(text: str, frequency: str, *, name: str = "the CSV") -> list[tuple
             raise ExternalSeriesError(f"{name} line {n}: column {header[di]!r}: {exc}") from exc
         raw = row[vi].strip() if vi < len(row) else ""
         if raw == "" or raw.lower() in ("na", "nan", "null"):
+            if gaps is not None:
+                gaps.append(n)
             continue  # a gap
         try:
             value = float(raw.replace(",", ""))
         except ValueError as exc:
             raise ExternalSeriesError(f"{name} line {n}: column {header[vi]!r}: not a number: {raw!r}") from exc
-        if not math.isfinite(value):
-            continue
+        if not math.isfinite(value):  # "inf" or "1e400": a broken figure, not a missing one
+            raise ExternalSeriesError(f"{name} line {n}: column {header[vi]!r}: not a finite number: {raw!r} "
+                                      f"(leave the value blank for a period without one)")
         if when in points:
             raise ExternalSeriesError(f"{name} line {n}: period {when.isoformat()} appears twice")
         points[when] = value
@@ -95,15 +100,15 @@ def regular_values(series: ExternalSeries) -> tuple[date, list[float]]:
 
 def external_series_create(*, name: str, units: str, frequency: str, text: str, aggregate: str = "mean",
                            description: str = "", source_name: str = "", user: Any = None,
-                           replace: bool = False) -> ExternalSeries:
-    """Parse and store (or, with ``replace``, update) a named series."""
+                           replace: bool = False, gaps: list[int] | None = None) -> ExternalSeries:
+    """Parse and store (or, with ``replace``, update) a named series (``gaps``: parse_csv's)."""
     if not name.strip():
         raise ExternalSeriesError("give the series a name")
     if not units.strip():
         raise ExternalSeriesError("state the series' units (e.g. USD/TB)")
     if aggregate not in ExternalSeries.Aggregate.values:
         raise ExternalSeriesError(f"aggregate must be one of {', '.join(ExternalSeries.Aggregate.values)}")
-    points = parse_csv(text, frequency, name=source_name or "the CSV")
+    points = parse_csv(text, frequency, name=source_name or "the CSV", gaps=gaps)
     existing = ExternalSeries.objects.filter(name=name).first()
     if existing and not replace:
         raise ExternalSeriesError(f"a series named {name!r} exists; choose another name or replace it")

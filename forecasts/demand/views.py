@@ -245,12 +245,18 @@ def series_list(request: HttpRequest) -> HttpResponse:
             if upload is None:
                 raise ExternalSeriesError("choose a CSV file to upload")
             text = upload_text(upload.read(), upload.name)
+            gaps: list[int] = []
             series = external_series_create(
                 name=request.POST.get("name", "").strip(), units=request.POST.get("units", "").strip(),
                 frequency=request.POST.get("frequency", ""), aggregate=request.POST.get("aggregate", "mean"),
                 text=text, description=request.POST.get("description", ""), source_name=upload.name,
-                user=request.user, replace=bool(request.POST.get("replace")),
+                user=request.user, replace=bool(request.POST.get("replace")), gaps=gaps,
             )
+            if gaps:
+                messages.info(request, f"{upload.name}: {len(gaps)} period{'s' if len(gaps) > 1 else ''} without a "
+                                       f"value (line{'s' if len(gaps) > 1 else ''} "
+                                       f"{', '.join(map(str, gaps[:10]))}{', ...' if len(gaps) > 10 else ''}): "
+                                       f"kept as gaps, not as zeros")
             external_fit_create(series, horizon=_int(request.POST.get("horizon"), 5, 1, 120),
                                 log={"auto": None, "log": True, "raw": False}.get(request.POST.get("log", "auto")),
                                 user=request.user)

@@ -120,12 +120,26 @@ def test_forecast_series_quarterly_with_gaps_and_forced_log(tmp_path: Path) -> N
     f.write_text("\n".join(rows) + "\n")
     s = run("forecast_series", str(f), "--frequency", "Q", "--horizon", "4", "--log", "--json")
     assert s["points"] == 22 and s["log"] is True and s["forecast"][0]["date"] == "2021-01-01"
+    assert s["gap_lines"] == [7, 11]  # the header is line 1: the periods 6 and 10 rows down have no value
+    err = StringIO()
+    call_command("forecast_series", str(f), "--frequency", "Q", "--horizon", "4", "--json", stdout=StringIO(),
+                 stderr=err)
+    assert "22 points, 2 without a value (a gap: lines 7, 11)" in err.getvalue()
 
 
 def test_forecast_series_bad_rows_name_the_line(tmp_path: Path) -> None:
     f = tmp_path / "bad.csv"
     f.write_text("date,value\n2019,1\n2020,abc\n2021,3\n")
     with pytest.raises(CommandError, match="bad.csv line 3: column 'value': not a number"):
+        call_command("forecast_series", str(f), "--frequency", "A", "--horizon", "2", stdout=StringIO(),
+                     stderr=StringIO())
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "1e400"])
+def test_an_infinite_value_is_refused_with_its_line_not_taken_for_a_gap(tmp_path: Path, value: str) -> None:
+    f = tmp_path / "inf.csv"
+    f.write_text(f"date,value\n2019,1\n2020,{value}\n2021,3\n2022,4\n")
+    with pytest.raises(CommandError, match=r"inf.csv line 3: column 'value': not a finite number"):
         call_command("forecast_series", str(f), "--frequency", "A", "--horizon", "2", stdout=StringIO(),
                      stderr=StringIO())
 

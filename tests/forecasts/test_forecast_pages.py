@@ -127,6 +127,17 @@ def test_uploading_a_series_fits_it_and_offers_the_forecast_csv(client: Client, 
     assert csv[0].startswith("date,kind,value_USD/TB,median") and csv[-1].startswith("2029-01-01,forecast")
 
 
+def test_a_series_upload_with_blank_values_says_which_lines_are_gaps(client: Client, planner_user: Any) -> None:
+    login(client, planner_user)
+    rows = "year,value\n" + "".join(f"{2000 + i},{'' if i in (3, 6) else 100 + 5 * i}\n" for i in range(14))
+    upload = SimpleUploadedFile("holes.csv", rows.encode())
+    resp = client.post("/forecasts/series/", {"name": "Holes", "units": "u", "frequency": "A", "horizon": "3",
+                                              "file": upload}, follow=True)
+    page = resp.content.decode()
+    assert "holes.csv: 2 periods without a value (lines 5, 8): kept as gaps, not as zeros" in page
+    assert len(ExternalSeries.objects.get(name="Holes").points) == 12
+
+
 def test_a_bad_series_upload_names_the_line(client: Client, planner_user: Any) -> None:
     login(client, planner_user)
     upload = SimpleUploadedFile("bad.csv", b"year,value\n2001,1\n2002,x\n2003,2\n")
@@ -176,7 +187,11 @@ def test_api_external_series_upload_and_forecast(client: Client, planner_user: A
     login(client, planner_user)
     resp = client.post("/api/v1/external-series/", {"name": "Disk", "units": "USD/TB", "frequency": "A",
                                                     "file": SimpleUploadedFile("p.csv", PRICES.read_bytes())})
-    assert resp.status_code == 201 and len(resp.json()["points"]) == 20
+    assert resp.status_code == 201 and len(resp.json()["points"]) == 20 and resp.json()["gap_lines"] == []
+    holes = client.post("/api/v1/external-series/", {"name": "Holes", "units": "u", "frequency": "A",
+                                                     "csv": "year,value\n2001,1\n2002,\n2003,3\n2004,NA\n2005,5\n"},
+                        content_type="application/json")
+    assert holes.status_code == 201 and holes.json()["gap_lines"] == [3, 5] and len(holes.json()["points"]) == 3
     fc = client.post(f"/api/v1/external-series/{resp.json()['id']}/forecast/", {"horizon": 3, "backtest": 8},
                      content_type="application/json")
     assert fc.status_code == 201

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +47,8 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"{path}: cannot read: {exc.strerror}") from exc
         try:
-            points = parse_csv(text, o["frequency"], name=str(path))
+            gaps: list[int] = []
+            points = parse_csv(text, o["frequency"], name=str(path), gaps=gaps)
             if o["save"]:
                 series = external_series_create(
                     name=o["save"], units=o["units"] or "units", frequency=o["frequency"], text=text,
@@ -73,6 +73,7 @@ class Command(BaseCommand):
             "units": o["units"] or None,
             "frequency": o["frequency"],
             "points": len(points),
+            "gap_lines": gaps,
             "history_from": result["history_dates"][0],
             "history_through": result["history_dates"][-1],
             "family": result["family"],
@@ -105,7 +106,9 @@ class Command(BaseCommand):
             "fit": fit_id,
             "seconds": round(seconds, 3),
         }
-        print(f"{path.name}: {len(points)} points, chose {result['family']} in {seconds:.2f} s", file=sys.stderr)
+        holes = (f", {len(gaps)} without a value (a gap: line{'s' if len(gaps) > 1 else ''} "
+                 f"{', '.join(map(str, gaps[:10]))}{', ...' if len(gaps) > 10 else ''})" if gaps else "")
+        self.stderr.write(f"{path.name}: {len(points)} points{holes}, chose {result['family']} in {seconds:.2f} s")
         if not o["json"]:
             for r in summary["forecast"]:
                 self.stdout.write(f"  {r['date']}: {r['median']:.6g}  80% [{r['p10']:.6g}, {r['p90']:.6g}]  "
