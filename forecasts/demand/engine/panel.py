@@ -170,6 +170,9 @@ def read_panel(source: Path | str | io.TextIOBase, frequency: str, name: str | N
             value = float(raw) if raw not in ("", "NA", "NaN", "nan") else math.nan
         except ValueError:
             raise PanelError(f"{label} line {line_no}: field value: {raw!r} is not a number") from None
+        if math.isinf(value):  # "inf", "1e400": a broken figure, not a missing one (blank or NA is a gap)
+            raise PanelError(f"{label} line {line_no}: field value: {raw!r} is not a finite number "
+                             f"(leave it blank for a period without a value)")
         series = points.setdefault(sid, {})
         if period in series:
             raise PanelError(f"{label} line {line_no}: series {sid!r} has timestamp {ts!r} twice")

@@ -79,6 +79,10 @@ def test_a_bad_value_names_the_file_line_and_field(tmp_path):
     path.write_text("series_id,timestamp,value\nA,1990,1\nA,1991,abc\n")
     with pytest.raises(PanelError, match=r"bad.csv line 3: field value: 'abc' is not a number"):
         read_panel(path, "A")
+    for broken in ("inf", "-Infinity", "1e400"):  # a blank or NA value is a gap; an infinite one is an error
+        path.write_text(f"series_id,timestamp,value\nA,1990,1\nA,1991,{broken}\n")
+        with pytest.raises(PanelError, match=r"bad.csv line 3: field value: '.+' is not a finite number"):
+            read_panel(path, "A")
     path.write_text("id,timestamp,value\nA,1990,1\n")
     with pytest.raises(PanelError, match="line 1: missing column"):
         read_panel(path, "A")
