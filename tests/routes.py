@@ -167,6 +167,7 @@ SAMPLE_KWARGS: dict[str, dict[str, Sample]] = {
     "designs:evaluate": {"pk": _s("design_pk")},
     "designs:optimize": {"pk": _s("design_pk")},
     "designs:years-csv": {"pk": _s("design_pk")},
+    "designs:chance-csv": {"pk": _s("design_pk")},
     "designs:service-level": {"pk": _s("design_pk")},
     "designs:use-newest-forecasts": {"pk": _s("design_pk")},
     "designs:from-forecast": {"fit": _s("forecast_fit_pk")},

@@ -15,6 +15,7 @@ urlpatterns = [
     path("<int:pk>/evaluate/", v.design_reevaluate, name="evaluate"),
     path("<int:pk>/optimize/", v.design_optimize, name="optimize"),
     path("<int:pk>/years.csv", v.design_year_csv, name="years-csv"),
+    path("<int:pk>/chance.csv", vp.design_chance_csv, name="chance-csv"),
     path("<int:pk>/service-level/", vp.design_service_level, name="service-level"),
     path("<int:pk>/newest-forecasts/", vp.design_use_newest, name="use-newest-forecasts"),
     path("from-forecast/<int:fit>/", vp.design_from_forecast_view, name="from-forecast"),

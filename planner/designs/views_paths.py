@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from typing import Any
 
 from django.contrib import messages
@@ -16,7 +18,9 @@ from forecasts.demand.paths import PathsError
 from forecasts.demand.plans import plan_span
 from planner.designs.models import Design
 from planner.designs.scenario import ScenarioError
+from planner.designs.services import design_latest_evaluation
 from planner.designs.services_paths import (
+    design_chance,
     design_from_forecast,
     design_use_newest_forecasts,
     design_years,
@@ -125,3 +129,26 @@ def design_from_forecast_view(request: HttpRequest, fit: int) -> HttpResponse:
     messages.success(request, f"Design started from forecast #{row.pk}: add purchases (or run the optimiser) and "
                               "storage or sequencing figures to check them too.")
     return redirect("designs:edit", pk=design.pk)
+
+
+@planner_required
+def design_chance_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """The chance table as CSV: per year and constraint, the probability that capacity meets demand on the
+    demand paths and the expected shortfall on the paths that fall short; the joint row first in each year."""
+    design = get_object_or_404(Design, pk=pk)
+    ev = design_latest_evaluation(design)
+    chance = design_chance(design, ev) if ev is not None else None
+    if not chance or "report" not in chance:  # as the API: 409, the design exists but is judged on one figure
+        why = chance.get("error") if chance else "this design has no uncertainty: block (docs/uncertainty.md)"
+        return HttpResponse(f"no chance table: {why}\n", status=409, content_type="text/plain; charset=utf-8")
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["year", "constraint", "probability", "expected_shortfall", "unit", "paths", "evaluation"])
+    for y in chance["report"]["years"]:
+        w.writerow([y["year"], "every constraint", y["all_constraints"], "", "", chance["n_paths"], ev.pk])
+        for c in y["constraints"]:
+            w.writerow([y["year"], c["constraint"], c["probability"], c.get("expected_shortfall") or 0,
+                        c.get("unit", ""), chance["n_paths"], ev.pk])
+    resp = HttpResponse(buf.getvalue(), content_type="text/csv; charset=utf-8")
+    resp["Content-Disposition"] = f'attachment; filename="design-{design.pk}-v{design.version}-chance.csv"'
+    return resp

@@ -228,6 +228,32 @@ def test_the_api_gives_the_chance_and_queues_a_service_level_run(client: Any, pl
     assert client.get(f"/api/v1/designs/{design.pk}/chance/").status_code == 403
 
 
+def test_the_chance_table_downloads_as_csv_with_the_api_s_figures(client: Any, planner_user: Any,
+                                                                   genomics_viewer: Any, catalog: None) -> None:
+    import csv
+    import io
+
+    design = _design()
+    login(client, planner_user)
+    assert f'href="/designs/{design.pk}/chance.csv"' in client.get(f"/designs/{design.pk}/").content.decode()
+    body = client.get(f"/api/v1/designs/{design.pk}/chance/").json()
+    resp = client.get(f"/designs/{design.pk}/chance.csv")
+    assert resp.status_code == 200 and resp["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(resp.content.decode())))
+    expected = []
+    for y in body["report"]["years"]:
+        expected.append((str(y["year"]), "every constraint", y["all_constraints"]))
+        expected += [(str(y["year"]), c["constraint"], c["probability"]) for c in y["constraints"]]
+    assert [(r["year"], r["constraint"], float(r["probability"])) for r in rows] == expected
+    assert {r["paths"] for r in rows} == {"300"}
+    plain = _design(uncertainty=None)
+    client.get(f"/designs/{plain.pk}/")  # evaluated, but judged on one figure per year: no table to download
+    refused = client.get(f"/designs/{plain.pk}/chance.csv")
+    assert refused.status_code == 409 and "no uncertainty: block" in refused.content.decode()
+    login(client, genomics_viewer)
+    assert client.get(f"/designs/{design.pk}/chance.csv").status_code == 403
+
+
 def test_the_comparison_shows_the_chance_of_each_design(client: Any, planner_user: Any, catalog: None) -> None:
     a, b = _design(), _design(uncertainty=None)
     html = login(client, planner_user).get(f"/designs/compare/?ids={a.pk}&ids={b.pk}").content.decode()
