@@ -172,6 +172,7 @@ SAMPLE_KWARGS: dict[str, dict[str, Sample]] = {
     "designs:use-newest-forecasts": {"pk": _s("design_pk")},
     "designs:from-forecast": {"fit": _s("forecast_fit_pk")},
     "designs:run": {"pk": _s("optimizer_run_pk")},
+    "designs:run-confidence-csv": {"pk": _s("optimizer_run_pk")},
     "designs:run-save": {"pk": _s("optimizer_run_pk")},
     "forecast-fit": {"pk": _s("forecast_fit_pk")},
     "forecast-fit-yearly-csv": {"pk": _s("forecast_fit_pk")},

@@ -20,5 +20,6 @@ urlpatterns = [
     path("<int:pk>/newest-forecasts/", vp.design_use_newest, name="use-newest-forecasts"),
     path("from-forecast/<int:fit>/", vp.design_from_forecast_view, name="from-forecast"),
     path("runs/<int:pk>/", v.run_detail, name="run"),
+    path("runs/<int:pk>/confidence.csv", vp.run_confidence_csv, name="run-confidence-csv"),
     path("runs/<int:pk>/save/", v.run_save_design, name="run-save"),
 ]

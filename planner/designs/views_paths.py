@@ -16,7 +16,7 @@ from forecasts.accounting.models import ClusterCapacity
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.paths import PathsError
 from forecasts.demand.plans import plan_span
-from planner.designs.models import Design
+from planner.designs.models import Design, OptimizerRun
 from planner.designs.scenario import ScenarioError
 from planner.designs.services import design_latest_evaluation
 from planner.designs.services_paths import (
@@ -151,4 +151,32 @@ def design_chance_csv(request: HttpRequest, pk: int) -> HttpResponse:
                         c.get("unit", ""), chance["n_paths"], ev.pk])
     resp = HttpResponse(buf.getvalue(), content_type="text/csv; charset=utf-8")
     resp["Content-Disposition"] = f'attachment; filename="design-{design.pk}-v{design.version}-chance.csv"'
+    return resp
+
+
+@planner_required
+def run_confidence_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """A service-level run's cost of confidence as CSV: per level bought, its status, net present cost, the
+    share of paths it was bought to cover, and per year its share of paths covered in sample and on the
+    independent paths (then every year at once)."""
+    run = get_object_or_404(OptimizerRun, pk=pk)
+    sl = (run.result or {}).get("service_level")
+    if not sl:
+        return HttpResponse("no cost of confidence: this run bought no plan for a service level\n", status=409,
+                            content_type="text/plain; charset=utf-8")
+    curve = sl.get("curve") or []
+    years = sorted({y for lv in curve for y in (lv.get("in_sample") or {})}, key=int)
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["service_level", "status", "npv_usd", "bought_to_cover", "paths", "check_paths"]
+               + [f"in_sample_{y}" for y in years] + [f"independent_{y}" for y in years]
+               + ["independent_every_year"])
+    for lv in curve:
+        w.writerow([lv["alpha"], lv["status"], lv.get("npv_usd"), lv.get("in_sample_level"), sl.get("paths"),
+                    sl.get("check_paths")]
+                   + [(lv.get("in_sample") or {}).get(y) for y in years]
+                   + [(lv.get("out_of_sample") or {}).get(y) for y in years]
+                   + [lv.get("out_of_sample_every_year")])
+    resp = HttpResponse(buf.getvalue(), content_type="text/csv; charset=utf-8")
+    resp["Content-Disposition"] = f'attachment; filename="service-level-run-{run.pk}-cost-of-confidence.csv"'
     return resp

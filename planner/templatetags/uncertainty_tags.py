@@ -50,12 +50,12 @@ def make_list_levels(value: str) -> list[str]:
 
 
 @register.inclusion_tag("designs/_confidence.html")
-def confidence_curve(service_level: dict[str, Any]) -> dict[str, Any]:
+def confidence_curve(service_level: dict[str, Any], run: Any = None) -> dict[str, Any]:
     from planner.designs.charts_paths import cost_of_confidence
 
     curve = service_level.get("curve") or []
     years = sorted(service_level.get("in_sample", {}))
-    return {"sl": service_level, "curve": curve, "years": years, "fig": cost_of_confidence(curve)}
+    return {"sl": service_level, "curve": curve, "years": years, "fig": cost_of_confidence(curve), "run": run}
 
 
 @register.inclusion_tag("designs/_chance_compare.html")

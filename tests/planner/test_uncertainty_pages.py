@@ -79,6 +79,18 @@ def test_buying_for_a_service_level_shows_the_plan_the_out_of_sample_share_and_t
     assert "Bought for 90% of the demand paths" in html and 'id="confidence-table"' in html
     assert "10,000 independent paths" in html and "fig-confidence" in html
     assert "paths = 300 (the scenario&#x27;s)" in html and "paths = None" not in html
+    # the cost of confidence downloads as CSV, one row per level with the figures of the run
+    import csv
+    import io
+
+    assert f'href="/designs/runs/{run.pk}/confidence.csv"' in html
+    table = list(csv.DictReader(io.StringIO(client.get(f"/designs/runs/{run.pk}/confidence.csv").content.decode())))
+    assert [float(r["service_level"]) for r in table] == [0.5, 0.8, 0.9, 0.95]
+    assert [float(r["npv_usd"]) for r in table] == costs
+    y = sorted(sl["in_sample"])[0]
+    assert float(table[2][f"independent_{y}"]) == sl["out_of_sample"][y]
+    plain = OptimizerRun.objects.create(design=design, params={}, status="optimal", result={"status": "optimal"})
+    assert client.get(f"/designs/runs/{plain.pk}/confidence.csv").status_code == 409
 
 
 def test_a_design_started_from_a_forecast_is_judged_on_its_paths_and_follows_newer_fits(

@@ -36,6 +36,7 @@ OWNER_ONLY = {"access-token-revoke": "viewer"}  # the sample token is the viewer
 # roles allowed to use them.
 NEEDS_INPUT = {"forecast-plan-compare": 404, "api-replay-design": 404, "area": 404, "api-design-chance": 409,
                "designs:chance-csv": 409,  # the sample design is judged on one figure a year
+               "designs:run-confidence-csv": 409,  # and its sample run bought no plan for a service level
                "oidc_authentication_callback": 404, "oidc_authentication_init": 404, "oidc_logout": 404,
                "saml2_login": 404, "saml2_acs": 404, "saml2_logout": 404, "saml2_ls": 404, "saml2_ls_post": 404,
                "saml2_metadata": 404,
