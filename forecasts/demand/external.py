@@ -92,6 +92,13 @@ def parse_csv(text: str, frequency: str, *, name: str = "the CSV",
     return sorted(points.items())
 
 
+def describe_gaps(gaps: list[int]) -> str:
+    """'2 periods without a value (lines 5, 8)': parse_csv's gap lines, for a summary line or a notice."""
+    lines = ", ".join(map(str, gaps[:10])) + (", ..." if len(gaps) > 10 else "")
+    many = len(gaps) > 1
+    return f"{len(gaps)} period{'s' if many else ''} without a value (line{'s' if many else ''} {lines})"
+
+
 def regular_values(series: ExternalSeries) -> tuple[date, list[float]]:
     pts = [(date.fromisoformat(d), float(v)) for d, v in series.points]
     start, values = series_from_points([d for d, _ in pts], [v for _, v in pts], series.frequency)

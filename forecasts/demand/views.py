@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from forecasts.demand import charts
-from forecasts.demand.external import ExternalSeriesError, external_series_create, forecast_csv
+from forecasts.demand.external import ExternalSeriesError, describe_gaps, external_series_create, forecast_csv
 from forecasts.demand.models import ExternalSeries, ForecastFit, SequencerPlan
 from forecasts.demand.plans import (
     combined_default_fit,
@@ -253,10 +253,7 @@ def series_list(request: HttpRequest) -> HttpResponse:
                 user=request.user, replace=bool(request.POST.get("replace")), gaps=gaps,
             )
             if gaps:
-                messages.info(request, f"{upload.name}: {len(gaps)} period{'s' if len(gaps) > 1 else ''} without a "
-                                       f"value (line{'s' if len(gaps) > 1 else ''} "
-                                       f"{', '.join(map(str, gaps[:10]))}{', ...' if len(gaps) > 10 else ''}): "
-                                       f"kept as gaps, not as zeros")
+                messages.info(request, f"{upload.name}: {describe_gaps(gaps)}: kept as gaps, not as zeros")
             external_fit_create(series, horizon=_int(request.POST.get("horizon"), 5, 1, 120),
                                 log={"auto": None, "log": True, "raw": False}.get(request.POST.get("log", "auto")),
                                 user=request.user)

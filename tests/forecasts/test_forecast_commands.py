@@ -124,7 +124,7 @@ def test_forecast_series_quarterly_with_gaps_and_forced_log(tmp_path: Path) -> N
     err = StringIO()
     call_command("forecast_series", str(f), "--frequency", "Q", "--horizon", "4", "--json", stdout=StringIO(),
                  stderr=err)
-    assert "22 points, 2 without a value (a gap: lines 7, 11)" in err.getvalue()
+    assert "22 points, 2 periods without a value (lines 7, 11) kept as gaps" in err.getvalue()
 
 
 def test_forecast_series_bad_rows_name_the_line(tmp_path: Path) -> None:

@@ -8,7 +8,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from forecasts.demand.external import ExternalSeriesError, external_series_create, forecast_rows, parse_csv
+from forecasts.demand.external import (
+    ExternalSeriesError,
+    describe_gaps,
+    external_series_create,
+    forecast_rows,
+    parse_csv,
+)
 from forecasts.demand.growth import series_from_points
 from forecasts.demand.series import DEFAULT_ORIGINS, FAMILY_CHOICES, SeriesError, external_fit_create, run_forecast
 
@@ -106,8 +112,7 @@ class Command(BaseCommand):
             "fit": fit_id,
             "seconds": round(seconds, 3),
         }
-        holes = (f", {len(gaps)} without a value (a gap: line{'s' if len(gaps) > 1 else ''} "
-                 f"{', '.join(map(str, gaps[:10]))}{', ...' if len(gaps) > 10 else ''})" if gaps else "")
+        holes = f", {describe_gaps(gaps)} kept as gaps" if gaps else ""
         self.stderr.write(f"{path.name}: {len(points)} points{holes}, chose {result['family']} in {seconds:.2f} s")
         if not o["json"]:
             for r in summary["forecast"]:
