@@ -211,7 +211,7 @@ def forecast(
         selected = [*selected, blended]
     comb_scores = score(bt, comb_bt, scale)
     comb_err = np.abs(bt.actual - comb_bt)
-    cal = calibrate(comb_err, LEVELS)
+    cal = calibrate(comb_err, LEVELS, fitted=z.size)
     half = cal.half_widths(max(horizon, comb_err.shape[1]))
     if not all(np.all(np.isfinite(v)) for v in half.values()):
         half = {lv: np.zeros(max(horizon, comb_err.shape[1])) for lv in LEVELS}
@@ -229,7 +229,7 @@ def forecast(
                           log=(not use_log) if n in other_names else use_log)
         if np.all(np.isfinite(full[n])):
             merr = np.abs(bt.actual - bt.forecasts[n])
-            mhalf = calibrate(merr, LEVELS).half_widths(max(horizon, merr.shape[1]))
+            mhalf = calibrate(merr, LEVELS, fitted=z.size).half_widths(max(horizon, merr.shape[1]))
             if all(np.all(np.isfinite(v)) for v in mhalf.values()):
                 mr.coverage80 = _coverage(merr, mhalf[0.80])
                 mhalf = {lv: w[:horizon] for lv, w in mhalf.items()}

@@ -12,7 +12,9 @@ Intervals (working scale, symmetric about the point forecast), for each level p 
    80% to 95% (forecast errors have heavier tails than the normal's x1.53; on the M3 training
    parts the normal ratio gave 95% intervals holding 87% of the held-back points, this one 91%).
 3. Steps with fewer errors, and steps past the backtest horizon, continue the last calibrated
-   step with random-walk growth: w_j = w_last * sqrt(j / j_last).
+   step as a random walk with an estimated drift grows: w_j = w_last * sqrt(g(j) / g(j_last)),
+   g(j) = j (1 + j / T) for T values fitted (FPP3 5.5; before 2026-11-28 g(j) = j, which left the
+   far steps of short histories too narrow: docs/forecasting.md).
 4. Half-widths never shrink with the step (running maximum).
 
 Sample paths: a Gaussian copula whose correlation between steps i < j is sqrt(i / j) (a random
@@ -36,11 +38,21 @@ LEVELS = (0.80, 0.95)
 MIN_ERRORS = 4
 
 
+def growth(j: FloatArray, fitted: int | None) -> FloatArray:
+    """How a forecast error's spread grows with the step j, squared: j (1 + j / T) for T values fitted (the
+    random walk with drift's h (1 + h / T): the drift is estimated from T values, so its error adds one that
+    grows with j; Hyndman & Athanasopoulos, FPP3 5.5); j when T is not given (a random walk)."""
+    if fitted is None or fitted <= 0:
+        return j
+    return j * (1 + j / fitted)
+
+
 @dataclass(frozen=True)
 class Calibration:
-    steps_calibrated: int  # steps with their own quantile; later steps grow as sqrt(j)
+    steps_calibrated: int  # steps with their own quantile; later steps grow as sqrt(growth(j))
     n_scores: int
     widths: dict[float, FloatArray]  # level -> half-width per calibrated step (may be empty)
+    fitted: int | None = None  # T, the values the forecast is fitted on (growth)
 
     def half_widths(self, h: int) -> dict[float, FloatArray]:
         out: dict[float, FloatArray] = {}
@@ -49,8 +61,9 @@ class Calibration:
                 out[lv] = np.full(h, math.nan)
                 continue
             j = np.arange(1, h + 1, dtype=float)
+            g = growth(j, self.fitted)
             full = np.where(j <= w.size, np.concatenate([w, np.zeros(max(0, h - w.size))])[:h],
-                            w[-1] * np.sqrt(j / w.size))
+                            w[-1] * np.sqrt(g / g[w.size - 1]) if w.size <= h else w[-1])
             out[lv] = np.maximum.accumulate(full)
         return out
 
@@ -86,8 +99,9 @@ def _step_quantiles(errors: FloatArray, levels: tuple[float, ...]) -> dict[float
     return q
 
 
-def calibrate(abs_err: FloatArray, levels: tuple[float, ...] = LEVELS) -> Calibration:
-    """Calibration from a (origins x steps) array of absolute errors (NaN = no forecast)."""
+def calibrate(abs_err: FloatArray, levels: tuple[float, ...] = LEVELS, fitted: int | None = None) -> Calibration:
+    """Calibration from a (origins x steps) array of absolute errors (NaN = no forecast); ``fitted``: the
+    number of values the forecast is fitted on, for how widths grow past the calibrated steps."""
     if abs_err.ndim != 2:
         raise ValueError("abs_err must be origins x steps")
     fin = np.isfinite(abs_err)
@@ -98,14 +112,15 @@ def calibrate(abs_err: FloatArray, levels: tuple[float, ...] = LEVELS) -> Calibr
     if last == 0 and fin.any():
         # too few errors at every step: pool all steps, scaled back to step 1 by sqrt(j)
         steps = np.arange(1, abs_err.shape[1] + 1, dtype=float)
-        q = _step_quantiles((abs_err / np.sqrt(steps))[fin], levels)
-        return Calibration(1, int(fin.sum()), {lv: np.array([q[lv]]) for lv in levels})
+        g = growth(steps, fitted)
+        q = _step_quantiles((abs_err / np.sqrt(g / g[0]))[fin], levels)
+        return Calibration(1, int(fin.sum()), {lv: np.array([q[lv]]) for lv in levels}, fitted)
     widths = {lv: np.empty(last) for lv in levels}
     for j in range(last):
         q = _step_quantiles(abs_err[fin[:, j], j], levels)
         for lv in levels:
             widths[lv][j] = q[lv]
-    return Calibration(last, int(fin.sum()), widths)
+    return Calibration(last, int(fin.sum()), widths, fitted)
 
 
 def sample_paths(center: FloatArray, half: dict[float, FloatArray], n_paths: int,

@@ -94,6 +94,32 @@ def test_conformal_intervals_from_exchangeable_errors_cover_near_the_nominal_rat
     assert 0.92 <= np.mean(hits95) <= 0.975
 
 
+def test_widths_past_the_calibrated_steps_grow_as_a_random_walk_with_an_estimated_drift():
+    """w_j = w_last sqrt(g(j) / g(j_last)), g(j) = j (1 + j / T): the drift's error, estimated from T values,
+    adds to the walk's; with T unknown, g(j) = j (a random walk)."""
+    errors = np.full((6, 2), np.nan)
+    errors[:, 0] = [1, 2, 3, 4, 5, 6]  # six errors at step 1, two at step 2: only step 1 is calibrated
+    errors[:2, 1] = [1, 2]
+    w1 = calibrate(errors).widths[0.80][0]
+    for fitted in (None, 8, 60):
+        half = calibrate(errors, fitted=fitted).half_widths(6)[0.80]
+        j = np.arange(1, 7, dtype=float)
+        g = j if fitted is None else j * (1 + j / fitted)
+        assert half == pytest.approx(w1 * np.sqrt(g / g[0]))
+    short, long = calibrate(errors, fitted=8).half_widths(6)[0.80], calibrate(errors, fitted=60).half_widths(6)
+    assert short[5] > long[0.80][5] > calibrate(errors).half_widths(6)[0.80][5]  # fewer values, wider far out
+
+
+def test_pooled_errors_are_scaled_back_to_step_one_by_the_same_growth():
+    errors = np.full((3, 3), np.nan)  # three origins: 3, 2 and 1 errors at steps 1-3, no step has four
+    g = np.array([1 * (1 + 1 / 8), 2 * (1 + 2 / 8), 3 * (1 + 3 / 8)])
+    for i, j in [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (0, 2)]:
+        errors[i, j] = np.sqrt(g[j] / g[0])  # one unit at step 1, grown by the drift rule
+    cal = calibrate(errors, fitted=8)
+    assert cal.steps_calibrated == 1 and cal.widths[0.80][0] == pytest.approx(1.0)
+    assert cal.half_widths(3)[0.80] == pytest.approx(np.sqrt(g / g[0]))
+
+
 def test_the_combined_forecast_of_simulated_random_walks_covers_near_the_nominal_rate():
     rng = np.random.default_rng(7)
     inside = []
