@@ -138,6 +138,21 @@ def test_a_series_upload_with_blank_values_says_which_lines_are_gaps(client: Cli
     assert len(ExternalSeries.objects.get(name="Holes").points) == 12
 
 
+def test_a_short_history_s_fit_page_says_its_intervals_run_narrow(client: Client, planner_user: Any) -> None:
+    login(client, planner_user)
+    rows = "year,value\n" + "".join(f"{2010 + i},{100 * 1.2 ** i * (1 + 0.05 * (-1) ** i):.1f}\n" for i in range(10))
+    resp = client.post("/forecasts/series/", {"name": "Short", "units": "PB", "frequency": "A", "horizon": "3",
+                                              "file": SimpleUploadedFile("short.csv", rows.encode())}, follow=True)
+    assert resp.status_code == 200
+    fit = ExternalSeries.objects.get(name="Short").fits.get()
+    page = client.get(f"/forecasts/fits/{fit.pk}/").content.decode()
+    assert 'id="short-history-intervals"' in page and "10 values fitted" in page
+    client.post("/forecasts/series/", {"name": "Long", "units": "USD/TB", "frequency": "A", "horizon": "3",
+                                       "file": SimpleUploadedFile("prices.csv", PRICES.read_bytes())})
+    long_fit = ExternalSeries.objects.get(name="Long").fits.get()
+    assert 'id="short-history-intervals"' not in client.get(f"/forecasts/fits/{long_fit.pk}/").content.decode()
+
+
 def test_a_bad_series_upload_names_the_line(client: Client, planner_user: Any) -> None:
     login(client, planner_user)
     upload = SimpleUploadedFile("bad.csv", b"year,value\n2001,1\n2002,x\n2003,2\n")
