@@ -167,12 +167,14 @@ class SeriesOut(serializers.ModelSerializer):
 
 
 class SeriesCreatedOut(SeriesOut):
-    gap_lines = serializers.ListField(child=serializers.IntegerField(), read_only=True,
-                                      help_text="the CSV's lines whose value was blank, NA or NaN: periods kept as "
-                                                "gaps, not as zeros")
+    gap_lines = serializers.SerializerMethodField(
+        help_text="the CSV's lines whose value was blank, NA or NaN: periods kept as gaps, not as zeros")
 
     class Meta(SeriesOut.Meta):
         fields = [*SeriesOut.Meta.fields, "gap_lines"]
+
+    def get_gap_lines(self, obj: ExternalSeries) -> list[int]:
+        return list(self.context.get("gap_lines", []))
 
 
 class SeriesIn(serializers.Serializer):
@@ -217,8 +219,7 @@ class ExternalSeriesViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewS
                                             source_name=source, user=request.user, replace=d["replace"], gaps=gaps)
         except ExternalSeriesError as exc:
             raise serializers.ValidationError({"file": str(exc)}) from exc
-        series.gap_lines = gaps  # type: ignore[attr-defined]
-        return Response(SeriesCreatedOut(series).data, status=status.HTTP_201_CREATED)
+        return Response(SeriesCreatedOut(series, context={"gap_lines": gaps}).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=SeriesForecastIn)
     @action(detail=True, methods=["post"])

@@ -6,14 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import yaml
 from django.conf import settings
 from django.db.models import Sum
 
 from forecasts.accounting.models import Department, UsageMonthly
 from forecasts.demand.external import external_series_create
 from forecasts.demand.models import ExternalSeries, ForecastFit
-from forecasts.demand.plans import plan_from_document, plan_save
+from forecasts.demand.plans import plan_import_file
 from forecasts.demand.series import SeriesError, SeriesSpec, external_fit_create, forecast_fit_create
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
@@ -25,12 +24,8 @@ def load_forecasts(log: Callable[[str], None]) -> None:
     # the plan is the genomics department's sequencing: the department the "all but" fit below leaves out,
     # so a design from that fit counts it once (the fixture names none: tests load it without departments)
     genomics = Department.objects.filter(code__in=("ggs", "genomics")).first()
-    path = FIXTURES / "minerva_sequencer_plan.yaml"
-    doc = yaml.safe_load(path.read_text())
-    if genomics is not None:
-        doc["department"] = genomics.code
-    row, created = plan_save(plan_from_document(doc, name=path.name), note=f"imported from {path.name}",
-                             source="demo")
+    row, created = plan_import_file(FIXTURES / "minerva_sequencer_plan.yaml", source="demo",
+                                    department=genomics.code if genomics else None)
     log(f"sequencer plan: {row}{f', department {genomics.code}' if genomics else ''} "
         f"({'imported' if created else 'already loaded'})")
 

@@ -6,6 +6,7 @@ The arithmetic is the pure core's (``forecasts/demand/sequencing.py``); this mod
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -102,9 +103,10 @@ def plan_save(plan: SequencingPlan, *, user: Any = None, note: str = "", source:
 
 
 def plan_import_file(path: str | Path, *, base: str | None = None, user: Any = None,
-                     source: str = "command") -> tuple[SequencerPlan, bool]:
+                     source: str = "command", department: str | None = None) -> tuple[SequencerPlan, bool]:
     """Import a YAML plan, or a ``model,date,count`` CSV that replaces the instrument counts of
-    the latest version of the plan named ``base``."""
+    the latest version of the plan named ``base``.  ``department``: the code of the department whose
+    sequencing a YAML plan is, when neither the file nor the plan's latest version names one."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -113,6 +115,8 @@ def plan_import_file(path: str | Path, *, base: str | None = None, user: Any = N
     if p.suffix.lower() == ".csv":
         return plan_import_counts_csv(text, base=base, user=user, source=source, name=p.name)
     plan = plan_parse(text, name=p.name)
+    if department is not None and plan.department is None:
+        plan = dataclasses.replace(plan, department=department)
     return plan_save(plan, user=user, note=f"imported from {p.name}", source=source)
 
 

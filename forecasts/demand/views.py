@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from typing import Any
 
+from django import forms
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -64,18 +65,17 @@ def _int(value: Any, default: int, lo: int, hi: int) -> int:
         return default
 
 
+GROWTH_RATE = forms.FloatField(required=False, min_value=-99.9)  # as the API's growth_rate: finite, > -100 %
+
+
 def _growth_rate(text: str | None) -> float | None:
-    """The growth-rate field (% per year; blank: none). A value that is not a finite number above -99.9 is
+    """The growth-rate field (% per year; blank: none). A value that is not a finite number from -99.9 is
     refused (SeriesError) rather than dropped: a typo must not silently turn into a statistical forecast."""
-    if not (text or "").strip():
-        return None
     try:
-        rate = float(text)  # type: ignore[arg-type]
-    except ValueError:
-        rate = math.nan
-    if not math.isfinite(rate) or rate < -99.9:
-        raise SeriesError(f"growth rate: expected a number of % per year, at least -99.9, got {text[:40]!r}")
-    return rate
+        return GROWTH_RATE.clean((text or "").strip())
+    except ValidationError:
+        raise SeriesError(f"growth rate: expected a number of % per year, at least -99.9, "
+                          f"got {(text or '')[:40]!r}") from None
 
 
 @planner_required

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from pathlib import Path
 from typing import Any
 
 from django import forms
 from django.conf import settings
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -221,17 +221,17 @@ def design_reevaluate(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("designs:detail", pk=pk)
 
 
+TIME_LIMIT = forms.FloatField(required=False, min_value=0.01, max_value=600)  # as the API's time_limit_s
+
+
 @planner_required
 @require_POST
 def design_optimize(request: HttpRequest, pk: int) -> HttpResponse:
     design = get_object_or_404(Design, pk=pk)
     text = (request.POST.get("time_limit_s") or "").strip()
-    try:
-        limit = float(text) if text else None
-    except ValueError:
-        limit = math.nan
-    if limit is not None and not (math.isfinite(limit) and 0.01 <= limit <= 600):
-        # a typo must not silently become the default limit, nor an infinite one reach the solver
+    try:  # a typo must not silently become the default limit, nor an infinite one reach the solver
+        limit = TIME_LIMIT.clean(text)
+    except ValidationError:
         messages.error(request, f"Cannot optimise: time limit: expected a number of seconds from 0.01 to 600, "
                                 f"got {text[:40]!r}")
         return redirect("designs:detail", pk=pk)

@@ -60,11 +60,10 @@ class Calibration:
             if w.size == 0:
                 out[lv] = np.full(h, math.nan)
                 continue
-            j = np.arange(1, h + 1, dtype=float)
+            j = np.arange(1, max(h, w.size) + 1, dtype=float)
             g = growth(j, self.fitted)
-            full = np.where(j <= w.size, np.concatenate([w, np.zeros(max(0, h - w.size))])[:h],
-                            w[-1] * np.sqrt(g / g[w.size - 1]) if w.size <= h else w[-1])
-            out[lv] = np.maximum.accumulate(full)
+            beyond = w[-1] * np.sqrt(g[w.size:] / g[w.size - 1])  # past the last calibrated step
+            out[lv] = np.maximum.accumulate(np.concatenate([w, beyond]))[:h]
         return out
 
 
