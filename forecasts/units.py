@@ -18,6 +18,8 @@ BYTES_PER_KIB = 1024
 BYTES_PER_TB = 10**12
 BYTES_PER_TIB = 2**40
 TB_PER_PB = 1000.0
+# A series' periods by frequency code, in messages and on pages ("36 months", "10 years").
+PERIOD_UNITS = {"M": "months", "Q": "quarters", "S": "half-years", "A": "years", "W": "weeks"}
 SECONDS_PER_HOUR = 3600.0
 HOURS_PER_DAY = 24.0
 HOURS_PER_YEAR = 8760.0  # 365 days; planning years, not calendar leap years

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import models
 
 from forecasts.accounting.models import Cluster, Department
+from forecasts.units import PERIOD_UNITS
 
 # Below this many values fitted a forecast's intervals are flagged as running narrow (interval_caveat).
 SHORT_HISTORY_VALUES = 14
@@ -149,6 +150,11 @@ class ForecastFit(models.Model):
         else:
             parts.append("all departments")
         return " / ".join(parts) + f" / {self.get_metric_display()}"
+
+    @property
+    def period_unit(self) -> str:
+        """The series' periods in words: months, quarters, half-years, years."""
+        return PERIOD_UNITS.get(self.frequency, "periods")
 
     @property
     def interval_caveat(self) -> str | None:

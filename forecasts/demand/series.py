@@ -31,7 +31,7 @@ from forecasts.demand.engine.curves import curve_members
 from forecasts.demand.engine.legacy import growth_rate_result, legacy_result
 from forecasts.demand.growth import ALL_FAMILIES, add_months, fit_series
 from forecasts.demand.models import ExternalSeries, ForecastFit
-from forecasts.units import BYTES_PER_TB, TB_PER_PB
+from forecasts.units import BYTES_PER_TB, PERIOD_UNITS, TB_PER_PB
 from forecasts.usage.cache import rollup_cached
 
 METRICS = ("core_hours", "storage_pb", "jobs", "active_users")
@@ -46,7 +46,6 @@ NO_STORAGE = "no storage scans loaded: load one with python manage.py ingest_sto
 DEFAULT_HORIZON = 36
 DEFAULT_ORIGINS = MAX_ORIGINS  # the engine's backtest origins, one constant (docs/forecasting.md)
 SEASON_LENGTH = {"M": 12, "Q": 4, "S": 2, "A": 1, "W": 1}
-PERIOD_UNITS = {"M": "months", "Q": "quarters", "S": "half-years", "A": "years", "W": "weeks"}
 N_PATHS = 1000
 FAMILY_CHOICES = (*STAT_MEMBERS, *ALL_FAMILIES)  # engine members, then growth curves (pinned by name)
 
