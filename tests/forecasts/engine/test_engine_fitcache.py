@@ -105,6 +105,51 @@ def test_an_argument_that_cannot_be_keyed_is_passed_straight_through():
     assert len(calls) == 3
 
 
+def test_the_damped_search_reuses_the_full_searchs_fits_and_replays_the_bounds(monkeypatch: pytest.MonkeyPatch):
+    """ets_f's search narrows its bounds arrays from form to form, so the damped-only search asks
+    for the full search's damped forms with bounds that differ only where the fit does not read
+    them: found all the same (``_ets_key``), and the arrays replayed as a fresh fit leaves them."""
+    import statsforecast.ets as ets
+
+    with fitcache.shared_fits():  # installs the wrappers
+        pass
+    inner = ets.etsmodel.__wrapped__
+    forms = []
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        forms.append(args[2:6])
+        return inner(*args, **kwargs)
+
+    monkeypatch.setattr(ets, "etsmodel", fitcache._sharing(counting, "test", keyer=fitcache._ets_key))
+    fits = {}
+    for y in (_seasonal_growth(), np.log(_seasonal_growth(36, seed=2))):
+        for model in ("ZZZ", "AZZ"):
+            with fitcache.shared_fits():
+                fits["full"] = ets.ets_f(y, 4, model)
+                made = len(forms)
+                fits["damped"] = ets.ets_f(y, 4, model, damped=True)
+                assert len(forms) == made  # every damped form was fitted by the full search
+            forms.clear()
+            fresh = {"full": ets.ets_f(y, 4, model), "damped": ets.ets_f(y, 4, model, damped=True)}
+            for k, fit in fits.items():
+                assert fit["method"] == fresh[k]["method"]
+                for part in ("par", "states", "residuals"):
+                    assert fit[part].tobytes() == fresh[k][part].tobytes()
+                assert fit["aicc"] == fresh[k]["aicc"]
+
+    lower, upper = np.array([1e-4, 1e-4, 1e-4, 0.8]), np.array([0.9999, 0.9999, 0.95, 0.98])
+    args = (_seasonal_growth(), 4, "M", "A", "N", True, np.nan, np.nan, np.nan, np.nan)
+    kwargs = {"opt_crit": "lik", "nmse": 3, "bounds": "both", "maxit": 2000}
+    ref_lower, ref_upper = lower.copy(), upper.copy()
+    inner(*args, lower=ref_lower, upper=ref_upper, **kwargs)  # narrows beta's upper bound
+    with fitcache.shared_fits():
+        ets.etsmodel(*args, lower=lower.copy(), upper=np.array([0.9999, 0.9999, 0.9999, 0.98]), **kwargs)
+        forms.clear()
+        ets.etsmodel(*args, lower=lower, upper=upper, **kwargs)  # gamma's bound differs: not read
+    assert not forms
+    assert lower.tobytes() == ref_lower.tobytes() and upper.tobytes() == ref_upper.tobytes()
+
+
 def test_the_weibull_quantile_is_numpys_to_the_last_bit():
     rng = np.random.default_rng(3)
     for trial in range(3000):
