@@ -55,7 +55,7 @@ def _key(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hashable:
 
 
 Replay = Callable[[], None]
-Keyer = Callable[[str, tuple[Any, ...], dict[str, Any]], "tuple[Hashable, Replay | None]"]
+Keyer = Callable[[str, tuple[Any, ...], dict[str, Any]], tuple[Hashable, Replay | None]]
 
 
 def _ets_key(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Hashable, Replay | None]:
