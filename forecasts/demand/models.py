@@ -167,6 +167,20 @@ class ForecastFit(models.Model):
                 f"(docs/forecasting.md, \"Intervals on short histories\"): read the band as narrower than it "
                 f"should be.")
 
+    @property
+    def accuracy_caveat(self) -> str | None:
+        """What a reader should know when the forecast's own backtest did worse than a naive step: MASE above 1
+        means its errors at the asked horizon exceeded the history's typical change from one period to the
+        next (seasonal: one season to the next); None otherwise."""
+        mase = (self.errors or {}).get("mase")
+        if not self.result.get("engine") or mase is None or not mase > 1:
+            return None
+        horizon = (self.errors or {}).get("horizon") or self.options.get("horizon")
+        ahead = f" up to {horizon} {self.period_unit} ahead" if horizon else ""
+        return (f"Backtest MASE {mase:.2f}: in the backtest this forecast's errors{ahead} were larger than the "
+                f"history's typical change from one period to the next. The series moves more than it can be "
+                f"predicted this far ahead: plan on the 80% band, not the median.")
+
     def summary(self) -> dict[str, Any]:
         """The JSON summary the command prints and the API returns."""
         return {
@@ -197,6 +211,7 @@ class ForecastFit(models.Model):
             "partial_period": self.result.get("partial_period"),
             "log_reason": self.result.get("log_reason"),
             "interval_caveat": self.interval_caveat,
+            "accuracy_caveat": self.accuracy_caveat,
             "created_at": self.created_at.isoformat() if self.created_at else None,
             "seconds": round(self.seconds, 3),
         }

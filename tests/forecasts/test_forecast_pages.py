@@ -138,6 +138,30 @@ def test_a_series_upload_with_blank_values_says_which_lines_are_gaps(client: Cli
     assert len(ExternalSeries.objects.get(name="Holes").points) == 12
 
 
+def test_a_fit_whose_backtest_misses_more_than_a_naive_step_says_so(client: Client, planner_user: Any) -> None:
+    """MASE above 1 (the backtest's errors exceed the history's period-to-period change) gets a plain warning on
+    the page and in the JSON; a forecast that beats the naive step gets none."""
+    login(client, planner_user)
+    # quiet for years, then a run of jumps the models cannot see coming: every backtest origin misses
+    values = [100 + (i % 2) for i in range(12)] + [160, 110, 190, 120, 230, 125]
+    rows = "year,value\n" + "".join(f"{2000 + i},{v}\n" for i, v in enumerate(values))
+    client.post("/forecasts/series/", {"name": "Jumpy", "units": "PB", "frequency": "A", "horizon": "3",
+                                       "file": SimpleUploadedFile("jumpy.csv", rows.encode())})
+    fit = ExternalSeries.objects.get(name="Jumpy").fits.get()
+    assert fit.errors["mase"] > 1
+    page = client.get(f"/forecasts/fits/{fit.pk}/").content.decode()
+    assert 'id="accuracy-caveat"' in page and f"Backtest MASE {fit.errors['mase']:.2f}" in page
+    assert "up to 3 years ahead" in page
+    summary = client.get(f"/api/v1/forecasts/{fit.pk}/").json()["summary"]
+    assert summary["accuracy_caveat"].startswith("Backtest MASE")
+    client.post("/forecasts/series/", {"name": "Smooth", "units": "USD/TB", "frequency": "A", "horizon": "3",
+                                       "file": SimpleUploadedFile("prices.csv", PRICES.read_bytes())})
+    smooth = ExternalSeries.objects.get(name="Smooth").fits.get()
+    assert smooth.errors["mase"] < 1
+    assert 'id="accuracy-caveat"' not in client.get(f"/forecasts/fits/{smooth.pk}/").content.decode()
+    assert client.get(f"/api/v1/forecasts/{smooth.pk}/").json()["summary"]["accuracy_caveat"] is None
+
+
 def test_a_short_history_s_fit_page_says_its_intervals_run_narrow(client: Client, planner_user: Any) -> None:
     login(client, planner_user)
     rows = "year,value\n" + "".join(f"{2010 + i},{100 * 1.2 ** i * (1 + 0.05 * (-1) ** i):.1f}\n" for i in range(10))
