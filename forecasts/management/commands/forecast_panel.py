@@ -37,7 +37,8 @@ class Command(BaseCommand):
         parser.add_argument("--global-weight", type=float, default=None, metavar="W",
                             help="share of the panel's pooled global model in each combination (default "
                                  f"{DEFAULT_WEIGHTS['lightgbm']} with the trees, {DEFAULT_WEIGHTS['linear']} "
-                                 "with the linear model; 0: local members only)")
+                                 "with the linear model, for yearly and quarterly panels; other frequencies 0; "
+                                 "0: local members only)")
         parser.add_argument("--global-learner", choices=LEARNERS, default=LEARNERS[0],
                             help="the pooled model: gradient-boosted trees (default) or a robust linear autoregression")
         parser.add_argument("--global-anchor", choices=GLOBAL_ANCHORS, default="auto",

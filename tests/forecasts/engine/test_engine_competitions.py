@@ -16,6 +16,14 @@ from forecasts.demand.engine.panel import read_panel
 def test_every_series_ends_in_2000_in_the_panels_own_timestamp_styles():
     assert timestamps(3, "yearly") == ["1998", "1999", "2000"]
     assert timestamps(6, "quarterly") == ["1999-Q3", "1999-Q4", "2000-Q1", "2000-Q2", "2000-Q3", "2000-Q4"]
+    assert timestamps(14, "monthly")[:2] == ["1999-11", "1999-12"] and timestamps(14, "monthly")[-1] == "2000-12"
+
+
+def test_a_monthly_panel_reads_back_as_months(tmp_path):
+    out = tmp_path / "monthly.csv"
+    write(out, [("N1", [float(v) for v in range(1, 27)])], "monthly")
+    (back,) = read_panel(out, "M")
+    assert np.array_equal(back.values, np.arange(1.0, 27.0))
 
 
 def test_a_written_panel_reads_back_whole_with_the_test_points_last(tmp_path):

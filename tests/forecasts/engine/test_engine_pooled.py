@@ -15,6 +15,7 @@ from forecasts.demand.engine.panel import (
     DEFAULT_WEIGHTS,
     FULL_WEIGHT_SERIES,
     LEARNERS,
+    POOLED_FREQUENCIES,
     SMALL_PANEL_WEIGHT,
     Options,
     PanelSeries,
@@ -227,6 +228,30 @@ def test_the_default_weight_is_a_half_with_the_trees_and_a_fifth_with_the_linear
     assert with_weight(with_zero, opts).global_weight == 0.2  # 98 series the model can learn from
     monkeypatch.setattr(gbm, "available", lambda: "lightgbm cannot be imported (libgomp.so.1: cannot open)")
     assert weight_used(opts) == 0.2  # the fallback learner keeps its own default
+
+
+def test_monthly_and_half_yearly_panels_leave_the_pooled_member_out_unless_asked():
+    """The pooled member was chosen and checked on yearly and quarterly panels; on the monthly ones it made the
+    combination worse (docs/forecasting.md), so other frequencies get none by default."""
+    assert POOLED_FREQUENCIES == ("A", "Q")
+    assert weight_used(Options("Q", 8)) == 0.5
+    for frequency in ("M", "S"):
+        assert weight_used(Options(frequency, 12)) == 0.0
+        assert weight_used(Options(frequency, 12), learned_from=FULL_WEIGHT_SERIES) == 0.0
+        assert weight_used(Options(frequency, 12, global_weight=0.3)) == 0.3  # asked for: kept
+    rng = np.random.default_rng(12)
+    rows = "series_id,timestamp,value\n" + "".join(
+        f"S{k},{2000 + i // 12}-{i % 12 + 1:02d},{100 + k + i + rng.normal(0, 2):.2f}\n"
+        for k in range(4) for i in range(40))
+    series = read_panel(io.StringIO(rows), "M")
+    opts = Options("M", 6, holdout=6)
+    assert with_weight(series, opts).global_weight == 0.0
+    assert pooled_forecasts(series, opts) == [None] * len(series)
+    summary = summarise(run_panel(series, opts, jobs=1), opts, 0.0, 1)
+    assert "global" not in summary["scores"] and "global_weight" not in summary
+    assert summary["global_note"].startswith("no pooled global member: by default only yearly and quarterly")
+    asked = Options("M", 6, holdout=6, global_weight=0.3)
+    assert "global" in summarise(run_panel(series, asked, jobs=1), asked, 0.0, 1)["scores"]
 
 
 def test_from_the_last_value_the_trees_targets_are_the_changes_since_the_window_ended():
