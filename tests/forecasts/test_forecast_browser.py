@@ -42,6 +42,7 @@ def test_fan_chart_page_draws_the_fan_model_table_and_backtest(page_as: Any, liv
     assert "core-hours/month" in (page.locator("#fan-chart .g-ytitle").first.text_content() or "")
     assert page.locator("#model-table tbody tr").count() >= 4
     assert page.locator("#yearly-table tbody tr").count() == 7  # 2020-2026
+    assert page.locator(".fc-subnav a.active").inner_text() == "Usage forecasts"
     screenshot(page, "forecast_fan_chart")
 
 
@@ -75,3 +76,20 @@ def test_external_series_page_shows_fan_backtest_and_csv(page_as: Any, live_serv
     assert page.locator("a", has_text="Download forecast CSV").count() >= 1
     assert "USD/TB" in (page.locator("#series-chart .g-ytitle").first.text_content() or "")
     screenshot(page, "forecast_external_series")
+
+
+def test_a_fit_that_misses_more_than_a_naive_step_warns_above_its_fan(page_as: Any, live_server: Any,
+                                                                     planner_user: Any) -> None:
+    values = [100 + (i % 2) for i in range(12)] + [160, 110, 190, 120, 230, 125]
+    series = external_series_create(name="Jumpy archive", units="PB", frequency="A",
+                                    text="year,value\n" + "".join(f"{2000 + i},{v}\n" for i, v in enumerate(values)))
+    fit = external_fit_create(series, horizon=3)
+    page = page_as(planner_user)
+    page.goto(f"{live_server.url}/forecasts/fits/{fit.pk}/")
+    page.wait_for_selector("#fan-chart[data-drawn=yes] .main-svg")
+    warning = page.locator("#accuracy-caveat")
+    assert warning.is_visible()
+    text = warning.inner_text()
+    assert text.startswith(f"Backtest MASE {fit.errors['mase']:.2f}") and "plan on the 80% band" in text
+    assert page.locator(".fc-subnav a.active").inner_text() == "External series"  # an external series' fit
+    screenshot(page, "forecast_accuracy_caveat")
