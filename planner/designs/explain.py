@@ -119,9 +119,11 @@ def explain_year(design: Any, catalog: Any, pm: PipelineModel, year_eval: Any,
     rho = float(get("storage_utilisation") or 0.0)
     if rho <= 0:
         return {}
-    by_node: dict[str, float] = dict(get("genomes_by_node") or {})
+    by_node: dict[str, float] = {n: g for n, g in dict(get("genomes_by_node") or {}).items() if g > 0}
     owned = set(by_node)
     options = node_options(design, catalog, pm, year, rho, owned, candidates)
+    # serving nothing (no node type the design has meets the turnaround limit, say), the card names the node
+    # type that would serve cheapest instead: the first eligible option
     chosen = max(by_node, key=lambda n: by_node[n]) if by_node else (options[0].node if options else "")
     be = break_even(design, catalog, options, chosen) if chosen else None
     return {
@@ -130,6 +132,7 @@ def explain_year(design: Any, catalog: Any, pm: PipelineModel, year_eval: Any,
         "wall_core_hours": get("wall_core_hours_per_genome"), "cpu_hours": get("cpu_hours_per_genome"),
         "in_flight": get("genomes_in_flight"), "working_set_tb": get("working_set_tb"),
         "flash_tb": get("flash_tb"), "flash_days": get("flash_days_of_ingest"),
-        "by_node": by_node, "chosen": chosen, "options": options, "break_even": be,
+        "by_node": by_node, "chosen": chosen, "options": options, "break_even": be, "served": bool(by_node),
+        "chosen_eligible": any(o.node == chosen and o.eligible for o in options),
         "turnaround_limit": design.turnaround_hours,
     }

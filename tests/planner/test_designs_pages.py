@@ -76,6 +76,14 @@ def test_the_design_page_says_why_these_nodes_with_the_break_even_price(client: 
     assert "Served mostly by <strong>ivy-bridge</strong>" in why and "storage-bound fraction" in why
     assert "Break-even price:" in why and "No other node type turns a genome around within 24 h" in why
     assert "Intel ARK recommended customer price" in why  # the price's source
+    # a design whose nodes serve no genomes (AMD Interlagos misses the 24 h limit) is not said to be served by
+    # a node type it does not have: the card says none are served and names the one that would be
+    wide = login(client, planner_user).get(f"/designs/{designs['wide'].pk}/").content.decode()
+    why_wide = wide.split('id="why-nodes"')[1].split("</section>")[0]
+    assert "Served mostly by" not in why_wide
+    assert 'id="none-served">No genomes are served in 2014</strong>: on the design\'s nodes a genome takes' in why_wide
+    assert "(limit 24 h)" in why_wide
+    assert "The cheapest node type per genome/day that meets the limit is <strong>ivy-bridge</strong>" in why_wide
 
 
 def test_the_catalog_page_exports_and_imports_csv(client: Any, planner_user: Any, designs: dict[str, Any]) -> None:
