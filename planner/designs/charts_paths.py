@@ -9,7 +9,7 @@ from planner.designs.charts import DEMAND, PALETTE, _layout
 
 # constraint -> (quantity in the paths' quantiles, capacity field of a year's evaluation, scale, axis title)
 FANS = {
-    "core_hours": ("core_hours", "normalised_core_hours_at_target", 1e-6, "M core-hours / year (reference core)"),
+    "core_hours": ("core_hours", "normalised_core_hours_at_target", 1e-6, "M core-hours / year"),
     "storage_tb": ("storage_tb", "plannable_tb", 1.0, "TB (plannable)"),
     "genomes_per_day": ("genomes_per_day", "genomes_per_day_capacity", 1.0, "genomes/day"),
 }
@@ -36,7 +36,8 @@ def demand_fan(result: dict[str, Any], quantiles: dict[str, dict[Any, list[float
          "name": "demand median", "line": {"color": DEMAND, "width": 3, "dash": "dash"},
          "hovertemplate": "%{y:,.1f} median demand"},
     ]
-    label = {"core_hours": "Compute", "storage_tb": "Storage", "genomes_per_day": "Genomes/day"}[constraint]
+    label = {"core_hours": "Compute (reference core)", "storage_tb": "Storage",
+             "genomes_per_day": "Genomes/day"}[constraint]
     return {"data": data, "layout": _layout(f"{label}: capacity against the demand fan", title)}
 
 
