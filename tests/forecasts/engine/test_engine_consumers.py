@@ -235,5 +235,8 @@ def test_the_panel_page_offers_this_institutions_usage_as_a_panel_that_uploads_b
     upload.name = "usage-panel-core-hours.csv"
     page = client.post("/forecasts/panel/", {"file": upload, "frequency": "M", "horizon": 12, "holdout": 12})
     assert page.status_code == 200 and 'id="panel-scores"' in page.content.decode()
+    # a monthly panel: no pooled member by default, and the page says why
+    note = page.content.decode().split('id="panel-global-note"')[1].split("</p>")[0]
+    assert "no pooled global member: by default only yearly and quarterly panels get one" in note
     login(client, genomics_viewer)  # every department's usage: planners and admins only
     assert client.get("/forecasts/panel/usage-panel.csv").status_code == 403
