@@ -178,8 +178,9 @@ class ForecastFit(models.Model):
         horizon = (self.errors or {}).get("horizon") or self.options.get("horizon")
         ahead = f" up to {horizon} {self.period_unit} ahead" if horizon else ""
         return (f"Backtest MASE {mase:.2f}: in the backtest this forecast's errors{ahead} were larger than the "
-                f"history's typical change from one period to the next. The series moves more than it can be "
-                f"predicted this far ahead: plan on the 80% band, not the median.")
+                f"history's typical change from one period to the next (for a seasonal series, from the same "
+                f"period a year before). The series moves more than it can be predicted this far ahead: plan on "
+                f"the 80% band, not the median.")
 
     def summary(self) -> dict[str, Any]:
         """The JSON summary the command prints and the API returns."""
