@@ -18,6 +18,7 @@ from forecasts.units import PERIOD_UNITS
 
 # Below this many values fitted a forecast's intervals are flagged as running narrow (interval_caveat).
 SHORT_HISTORY_VALUES = 14
+FLOW_METRICS = ("core_hours", "jobs")  # a year's figure is its months summed (series.AGGREGATE "sum")
 
 
 class SequencerPlan(models.Model):
@@ -168,6 +169,13 @@ class ForecastFit(models.Model):
                 f"should be.")
 
     @property
+    def yearly_units(self) -> str:
+        """Units of the yearly figures: flows (core-hours, jobs) are a year's months summed, so per year; a
+        stock (PB) or a mean (users) keeps the series' own units."""
+        base = self.units.removesuffix("/month")
+        return f"{base}/year" if self.metric in FLOW_METRICS and self.units.endswith("/month") else base
+
+    @property
     def accuracy_caveat(self) -> str | None:
         """What a reader should know when the forecast's own backtest did worse than a naive step: MASE above 1
         means its errors at the asked horizon exceeded the history's typical change from one period to the
@@ -193,6 +201,7 @@ class ForecastFit(models.Model):
             "exclude_department": self.exclude_department.code if self.exclude_department_id else None,
             "external_series": self.external_series_id,
             "units": self.units,
+            "yearly_units": self.yearly_units,
             "frequency": self.frequency,
             "history_from": self.start.isoformat(),
             "history_through": self.through.isoformat(),

@@ -187,7 +187,7 @@ def fit_yearly_csv(request: HttpRequest, pk: int) -> HttpResponse:
     w.writerow(["fit", "series", "units", "family", "year", "median", "p10", "p90", "periods_observed",
                 "periods_forecast", "complete", "history_through", "fitted_at"])
     for y in fit.yearly:
-        w.writerow([fit.pk, fit.series_label, fit.units, fit.family, y["year"], y["median"], y["p10"], y["p90"],
+        w.writerow([fit.pk, fit.series_label, fit.yearly_units, fit.family, y["year"], y["median"], y["p10"], y["p90"],
                     y["periods_observed"], y["periods_forecast"], y["complete"], fit.through.isoformat(),
                     fit.created_at.isoformat()])
     resp = HttpResponse(buf.getvalue(), content_type="text/csv")

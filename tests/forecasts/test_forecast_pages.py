@@ -64,6 +64,9 @@ def test_a_planner_opens_every_page(client: Client, loaded: dict[str, Any], plan
     assert "core-hours on ivy_bridge" in plan_page and "31.5 M" in plan_page and "48 M" in plan_page
     yearly = client.get(f"/forecasts/fits/{loaded['fit'].pk}/yearly.csv").content.decode()
     assert yearly.splitlines()[0].startswith("fit,series,units,family,year,median,p10,p90")
+    # a year of core-hours is its months summed: per year, not per month (it said core-hours/month)
+    assert all(",core-hours/year," in row for row in yearly.splitlines()[1:])
+    assert "median core-hours/year" in fit_page
 
 
 def test_the_series_picker_fits_and_lands_on_the_fan_chart(client: Client, loaded: dict[str, Any],

@@ -71,7 +71,7 @@ class Command(BaseCommand):
                 part = "" if y.get("complete", True) else (
                     f"  (part year: {y['periods_observed'] + y['periods_forecast']} of 12 months)")
                 self.stdout.write(f"  {y['year']}: median {y['median']:,.0f}  p10 {y['p10']:,.0f}  "
-                                  f"p90 {y['p90']:,.0f}  {fit.units}{part}")
+                                  f"p90 {y['p90']:,.0f}  {fit.yearly_units}{part}")
             partial = (fit.result or {}).get("partial_period")
             if partial:
                 self.stdout.write(f"  {partial['month'][:7]} left out: the logs end {partial['logs_end'][:10]} "
