@@ -238,9 +238,9 @@ def _forecast(refs: list[dict[str, str]], fit: ForecastFit | None, cluster: Clus
     _ref(refs, f"fit-{fit.pk}", "forecast fit", f"Forecast fit #{fit.pk}: {fit.series_label}",
          f"{fit.family} ({fit.selection}) on {fit.start:%Y-%m} to {fit.through:%Y-%m}, "
          f"{len(fit.values)} periods; created {fit.created_at:%Y-%m-%d %H:%M}")
-    per = fit.units.split("/")[0] if "/" in fit.units else fit.units
+    # a year of a flow (core-hours, jobs) is per year; a stock (PB stored) or a mean keeps its own units
     return {"id": fit.pk, "series": fit.series_label, "family": fit.family, "selection": fit.selection,
-            "reason": fit.reason, "units": fit.units, "year_units": f"{per} per year",
+            "reason": fit.reason, "units": fit.units, "year_units": fit.yearly_units.replace("/year", " per year"),
             "history_from": fit.start.isoformat(), "through": fit.through.isoformat(), "yearly": fit.yearly}
 
 

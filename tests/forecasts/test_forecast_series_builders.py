@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import pytest
@@ -82,3 +82,22 @@ def test_storage_pb_sums_file_systems_carrying_the_last_scan_forward(history: di
     s = monthly_series(spec_from_names(metric="storage_pb"))
     assert s.start == date(2021, 1, 1) and s.units == "PB stored"
     assert s.values == pytest.approx([0.120, 0.170, 0.170, 0.260])
+
+
+@pytest.mark.parametrize(("metric", "units", "yearly"), [
+    ("core_hours", "core-hours/month", "core-hours/year"),  # a year's months summed
+    ("jobs", "jobs/month", "jobs/year"),
+    ("storage_pb", "PB stored", "PB stored"),  # a stock: the year's last month
+    ("active_users", "active users/month", "active users"),  # a mean of the months
+    ("external", "USD/TB", "USD/TB"),
+])
+def test_a_fits_yearly_figures_carry_the_units_of_a_year(metric: str, units: str, yearly: str) -> None:
+    from forecasts.demand.models import ForecastFit
+    from planner.reports.gather import _forecast
+
+    fit = ForecastFit(metric=metric, units=units)
+    assert fit.yearly_units == yearly
+    fit.pk, fit.family, fit.selection, fit.reason, fit.values, fit.yearly = 1, "combined", "combination", "", [], []
+    fit.start = fit.through = fit.created_at = datetime(2020, 1, 1)
+    report = _forecast([], fit, None)
+    assert report is not None and report["year_units"] == yearly.replace("/year", " per year")
