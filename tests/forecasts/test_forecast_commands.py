@@ -75,6 +75,19 @@ def test_forecast_prints_model_parameters_backtest_and_yearly_ranges(departments
     assert s["history_through"] == "2023-12-01"
 
 
+def test_forecast_text_gives_years_in_units_of_a_year_and_the_caveats(departments: dict[str, Any]) -> None:
+    usage_history(departments, months=12)
+    out = StringIO()
+    call_command("forecast", "--cluster", "minerva", "--metric", "core_hours", "--horizon-months", "12",
+                 stdout=out, stderr=StringIO())
+    lines = out.getvalue().splitlines()
+    years = [line for line in lines if line.startswith("  20")]
+    assert years and all("core-hours/year" in line and "core-hours/month" not in line for line in years)
+    assert any(line.startswith("  note: A short history: 12 values fitted") for line in lines)
+    summary = json.loads(lines[-1])
+    assert summary["yearly_units"] == "core-hours/year" and summary["units"] == "core-hours/month"
+
+
 def test_forecast_of_a_department_and_a_family_override(departments: dict[str, Any]) -> None:
     usage_history(departments, months=36)
     s = run("forecast", "--cluster", "minerva", "--metric", "core_hours", "--department", "scb",
