@@ -129,5 +129,8 @@ def partial_month_bars(figure: dict[str, Any], so_far: list[tuple[str, float, st
         })
     layout = figure["layout"]
     layout["barmode"] = "stack"
-    layout["annotations"] = [{"x": x, "y": 1.0, "yref": "paper", "yanchor": "bottom", "showarrow": False,
-                              "text": f"partial: {label}", "font": {"size": 11, "color": "#495057"}}]
+    # the note ends at the partial month (xanchor right): centred on it, Plotly's autorange stretched the axis about
+    # four months past the data to fit the note's right half
+    layout["annotations"] = [{"x": x, "y": 1.0, "yref": "paper", "yanchor": "bottom", "xanchor": "right",
+                              "showarrow": False, "text": f"partial: {label}",
+                              "font": {"size": 11, "color": "#495057"}}]

@@ -55,6 +55,7 @@ def test_a_planner_sees_every_department_stacked_by_month(client: Any, planner_u
     assert areas and all(t["stackgroup"] == "usage" and t["x"] == ["Jan 2024"] for t in areas)
     assert bars and all(t["x"] == ["Feb 2024"] and "partial month" in t["hovertemplate"] for t in bars)
     assert "partial: Feb 2024 so far (logs end 20 Feb)" in figure["layout"]["annotations"][0]["text"]
+    assert figure["layout"]["annotations"][0]["xanchor"] == "right"  # ends at the month: the axis is not stretched
     assert 'id="partial-month"' in response.content.decode()
     kpis = response.context["kpis"]
     assert kpis["jobs"] == 4 and kpis["core_hours"] == 240 and kpis["users"] == 3 and kpis["departments"] == 3
