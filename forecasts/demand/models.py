@@ -14,11 +14,10 @@ from django.conf import settings
 from django.db import models
 
 from forecasts.accounting.models import Cluster, Department
-from forecasts.units import PERIOD_UNITS
+from forecasts.units import PERIOD_UNITS, YEAR_AGGREGATE
 
 # Below this many values fitted a forecast's intervals are flagged as running narrow (interval_caveat).
 SHORT_HISTORY_VALUES = 14
-FLOW_METRICS = ("core_hours", "jobs")  # a year's figure is its months summed (series.AGGREGATE "sum")
 
 
 class SequencerPlan(models.Model):
@@ -173,7 +172,8 @@ class ForecastFit(models.Model):
         """Units of the yearly figures: flows (core-hours, jobs) are a year's months summed, so per year; a
         stock (PB) or a mean (users) keeps the series' own units."""
         base = self.units.removesuffix("/month")
-        return f"{base}/year" if self.metric in FLOW_METRICS and self.units.endswith("/month") else base
+        flow = YEAR_AGGREGATE.get(self.metric) == "sum"
+        return f"{base}/year" if flow and self.units.endswith("/month") else base
 
     @property
     def accuracy_caveat(self) -> str | None:

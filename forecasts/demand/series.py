@@ -31,7 +31,7 @@ from forecasts.demand.engine.curves import curve_members
 from forecasts.demand.engine.legacy import growth_rate_result, legacy_result
 from forecasts.demand.growth import ALL_FAMILIES, add_months, fit_series
 from forecasts.demand.models import ExternalSeries, ForecastFit
-from forecasts.units import BYTES_PER_TB, PERIOD_UNITS, TB_PER_PB
+from forecasts.units import BYTES_PER_TB, PERIOD_UNITS, TB_PER_PB, YEAR_AGGREGATE
 from forecasts.usage.cache import rollup_cached
 
 METRICS = ("core_hours", "storage_pb", "jobs", "active_users")
@@ -41,7 +41,6 @@ UNITS = {
     "jobs": "jobs/month",
     "active_users": "active users/month",
 }
-AGGREGATE = {"core_hours": "sum", "jobs": "sum", "active_users": "mean", "storage_pb": "last"}
 NO_STORAGE = "no storage scans loaded: load one with python manage.py ingest_storage_scan"
 DEFAULT_HORIZON = 36
 DEFAULT_ORIGINS = MAX_ORIGINS  # the engine's backtest origins, one constant (docs/forecasting.md)
@@ -346,7 +345,7 @@ def forecast_fit_create(
                through.isoformat() if through else None, "growth_rate": growth_rate}
     result, seconds = run_forecast(
         series.values, start=series.start, frequency="M", horizon=horizon_months,
-        aggregate=AGGREGATE[spec.metric], family=family, log=log, backtest_origins=backtest_origins, seed=seed,
+        aggregate=YEAR_AGGREGATE[spec.metric], family=family, log=log, backtest_origins=backtest_origins, seed=seed,
         growth_rate=growth_rate,
     )
     if series.partial_month is not None:

@@ -26,22 +26,20 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from .timestamps import PER_YEAR, Style, format_period
+
 COMPETITIONS = ("m1", "tourism")
-FREQUENCIES = {"yearly": 1, "quarterly": 4, "monthly": 12}  # periods a year
 PANEL_FREQUENCY = {"yearly": "A", "quarterly": "Q", "monthly": "M"}  # the panel command's --frequency
+STYLES = {"A": Style("year"), "Q": Style("quarter"), "M": Style("month")}
 LAST_YEAR = 2000
 
 
 def timestamps(n: int, frequency: str) -> list[str]:
     """The n period labels, in the panel's own styles (``1999``, ``1999-Q4``, ``1999-12``), ending in 2000."""
-    per_year = FREQUENCIES[frequency]
+    f = PANEL_FREQUENCY[frequency]
+    per_year = PER_YEAR[f]
     last = LAST_YEAR * per_year + per_year - 1
-    periods = range(last - n + 1, last + 1)
-    if per_year == 1:
-        return [str(p) for p in periods]
-    if per_year == 4:
-        return [f"{p // per_year}-Q{p % per_year + 1}" for p in periods]
-    return [f"{p // per_year}-{p % per_year + 1:02d}" for p in periods]
+    return [format_period(p, f, STYLES[f]) for p in range(last - n + 1, last + 1)]
 
 
 def rows(series: Iterable[tuple[str, Sequence[float]]], frequency: str) -> Iterator[tuple[str, str, str]]:
@@ -84,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m forecasts.demand.engine.competitions",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("competition", choices=COMPETITIONS)
-    p.add_argument("frequency", choices=tuple(FREQUENCIES))
+    p.add_argument("frequency", choices=tuple(PANEL_FREQUENCY))
     p.add_argument("out", type=Path)
     a = p.parse_args(argv)
     series, horizon = load(a.competition, a.frequency)

@@ -48,6 +48,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from forecasts.units import PERIOD_UNITS
+
 from . import gbm, pooled
 from .backtest import MAX_ORIGINS
 from .core import DEFAULT_K, NOT_COMBINED, forecast
@@ -57,7 +59,6 @@ from .results import EngineForecast, clean
 from .timestamps import SEASON_LENGTH, format_period
 
 OUT_COLUMNS = ("series_id", "timestamp", "median", "p10", "p90", "p2_5", "p97_5")
-UNITS = {"A": "years", "S": "half-years", "Q": "quarters", "M": "months"}
 # AutoARIMA is never in the default combination, and its order search is half a panel's time:
 # panels leave it out unless asked (--members ...,arima); the combined forecast is the same.
 PANEL_MEMBERS = tuple(m for m in STAT_MEMBERS if m not in NOT_COMBINED)
@@ -235,7 +236,7 @@ def run_one(series: PanelSeries, opts: Options, table: Mapping[int, np.ndarray] 
     values = series.values
     if opts.holdout:
         if values.size <= opts.holdout:
-            out.error = f"{values.size} {UNITS[opts.frequency]}: nothing left after holding back {opts.holdout}"
+            out.error = f"{values.size} {PERIOD_UNITS[opts.frequency]}: nothing left after holding back {opts.holdout}"
             return out
         train, actual, h = _history(series, opts), values[-opts.holdout :], opts.holdout
     else:
@@ -247,7 +248,7 @@ def run_one(series: PanelSeries, opts: Options, table: Mapping[int, np.ndarray] 
     try:
         fc = forecast(train, h, season_length=m, members=opts.members, k=opts.k, pin=opts.pin,
                       extra_members=extra, blend=(pooled.NAME, weight_used(opts)) if extra else None,
-                      unit=UNITS[opts.frequency])
+                      unit=PERIOD_UNITS[opts.frequency])
     except ValueError as exc:
         out.error = str(exc)
         return out
