@@ -115,3 +115,26 @@ def score(bt: Backtest, fc: FloatArray, scale: Scale) -> Scores:
 def rank_key(s: Scores) -> tuple[int, float]:
     usable = s.share >= MIN_CELL_SHARE and math.isfinite(s.mase)
     return (0 if usable else 1, s.mase if usable else math.inf)
+
+
+@dataclass(frozen=True)
+class SignTest:
+    """One-step backtest forecasts of a member against the best one's: at how many origins it was
+    worse, and better (ties left out), and the one-sided sign test's p-value of "worse"."""
+
+    worse: int
+    better: int
+    p: float
+
+
+def one_step_sign_test(bt: Backtest, member: str, best: str) -> SignTest:
+    """Is ``member`` worse than ``best`` one step ahead more often than chance would make it?  Each
+    origin gives one pair of one-step errors (distinct target periods, unlike the overlapping longer
+    steps); the p-value is the binomial tail P(X >= worse) for X ~ Binomial(worse + better, 1/2)."""
+    a = bt.actual[:, 0]
+    d = np.abs(a - bt.forecasts[member][:, 0]) - np.abs(a - bt.forecasts[best][:, 0])
+    d = d[np.isfinite(d)]
+    worse, better = int((d > 1e-12).sum()), int((d < -1e-12).sum())
+    n = worse + better
+    p = sum(math.comb(n, i) for i in range(worse, n + 1)) / 2.0**n if n else 1.0
+    return SignTest(worse, better, float(p))

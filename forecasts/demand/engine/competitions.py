@@ -66,11 +66,16 @@ def load(competition: str, frequency: str) -> tuple[list[tuple[str, list[float]]
 
 def write(path: Path, series: Iterable[tuple[str, Sequence[float]]], frequency: str) -> int:
     """Write the panel CSV; returns the number of rows."""
+    return write_rows(path, rows(series, frequency))
+
+
+def write_rows(path: Path, panel_rows: Iterable[tuple[str, str, str]]) -> int:
+    """Write ``(series_id, timestamp, value)`` rows as a panel CSV (gzip when ``path`` ends in .gz)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["series_id", "timestamp", "value"])
     n = 0
-    for row in rows(series, frequency):
+    for row in panel_rows:
         w.writerow(row)
         n += 1
     data = buf.getvalue().encode("utf-8")

@@ -44,7 +44,17 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .backtest import MAX_ORIGINS, MIN_TRAIN, Backtest, Scores, rank_key, run_backtest, score
+from .backtest import (
+    MAX_ORIGINS,
+    MIN_TRAIN,
+    Backtest,
+    Scores,
+    SignTest,
+    one_step_sign_test,
+    rank_key,
+    run_backtest,
+    score,
+)
 from .fitcache import shared_fits
 from .intervals import LEVELS, calibrate, sample_paths
 from .members import STAT_MEMBERS, Member, ScaledMember, default_members, other_scale_members
@@ -54,6 +64,10 @@ from .scale import FloatArray, Scale, choose_log
 DEFAULT_K: int | None = None  # all members that pass the trim
 COMBINE = ("mean", "median")
 TRIM_FACTOR = 10.0  # members with a backtest MASE over 10x the best are left out of the combination
+# ... and members whose one-step backtest forecasts were worse than the best member's at significantly more
+# origins than not (one-sided sign test, p < SIGN_ALPHA: with 12 origins, worse at 11 or 12; below 7 origins
+# never).  Conservative for the ~9 comparisons a series makes; docs/forecasting.md "Growth series".
+SIGN_ALPHA = 0.01
 NOT_COMBINED = ("arima",)  # reported, pinnable, not combined by default (leaky backtest, see above)
 MIN_PERIODS = MIN_TRAIN + 3  # five to fit, three origins to backtest and calibrate on
 
@@ -181,6 +195,8 @@ def forecast(
     scores: dict[str, Scores] = {n: score(bt, bt.forecasts[n], scale) for n in names}
     order = sorted(names, key=lambda n: (not np.all(np.isfinite(full[n])), *rank_key(scores[n])))
     usable = [n for n in order if np.all(np.isfinite(full[n])) and rank_key(scores[n])[0] == 0]
+    outvoted: dict[str, SignTest] = {}  # members left out by the one-step sign test against the best
+    reference = ""
     if pin is not None:
         if not np.all(np.isfinite(full[pin])):
             raise ValueError(f"the pinned member {pin!r} could not be fitted to this series")
@@ -194,8 +210,13 @@ def forecast(
         best = scores[pool[0]].mase
         selected = [n for n in pool[: len(pool) if k is None else min(k, len(pool))]
                     if not math.isfinite(best) or scores[n].mase <= TRIM_FACTOR * best + 1e-12] or pool[:1]
+        reference = pool[0]
+        outvoted = {n: t for n in selected[1:] if (t := one_step_sign_test(bt, n, reference)).p < SIGN_ALPHA}
+        selected = [n for n in selected if n not in outvoted]
         method = (f"{combine} of {len(selected)} of {len(names)} members ({', '.join(selected)}) by backtest MASE"
                   if len(selected) > 1 else f"best of {len(names)} members by backtest MASE: {selected[0]}")
+        if outvoted:
+            method += f"; {len(outvoted)} left out as worse than {reference} one step ahead (sign test)"
 
     stack = np.stack([full[n] for n in selected])
     center = stack.mean(axis=0) if combine == "mean" else np.median(stack, axis=0)
@@ -241,6 +262,10 @@ def forecast(
                 mr.note = "no backtest errors to calibrate intervals on"
         else:
             mr.note = "could not be fitted to the whole series"
+        if n in outvoted:
+            t = outvoted[n]
+            mr.note = (f"left out: its one-step backtest forecasts were worse than {reference}'s at {t.worse} "
+                       f"of {t.worse + t.better} origins (sign test p = {t.p:.2g} < {SIGN_ALPHA:g})")
         if n not in selected and rank_key(s)[0] == 1 and not mr.note:
             mr.note = "scored on too few backtest forecasts"
         if n not in selected and n in not_combined and pin is None and not mr.note:

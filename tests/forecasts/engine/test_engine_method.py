@@ -264,3 +264,51 @@ def test_a_series_that_never_went_below_zero_is_not_forecast_below_it():
     # a series that has been negative keeps its negative quantiles
     shifted = forecast(falling - 250.0, 8, log=False)
     assert min(s.p2_5 for s in shifted.steps) < -250.0
+
+
+class _Drifted:
+    """A test member: the last value plus ``shift`` times the mean step (``shift`` 1 is the random walk with drift)."""
+
+    def __init__(self, name: str, shift: float) -> None:
+        self.name, self.shift = name, shift
+
+    def forecast(self, z, h, scale):
+        step = (z[-1] - z[0]) / (z.size - 1)
+        return z[-1] + self.shift * step * np.arange(1, h + 1)
+
+    def for_backtest(self):
+        return self
+
+
+def test_the_one_step_sign_test_is_the_binomial_tail_of_the_origins_where_a_member_was_worse():
+    from types import SimpleNamespace
+
+    from forecasts.demand.engine.backtest import one_step_sign_test
+
+    actual = np.zeros((12, 3))
+    best = np.ones((12, 3))
+    other = np.full((12, 3), 2.0)
+    other[0, 0], other[1, 0] = 0.5, 1.0  # better once, a tie once (left out of the count)
+    bt = SimpleNamespace(actual=actual, forecasts={"best": best, "other": other})
+    t = one_step_sign_test(bt, "other", "best")  # type: ignore[arg-type]
+    assert (t.worse, t.better) == (10, 1) and t.p == pytest.approx(12 / 2048)  # P(X >= 10), X ~ Bin(11, 1/2)
+    assert one_step_sign_test(bt, "best", "other").p == pytest.approx(2047 / 2048)  # type: ignore[arg-type]
+
+
+def test_a_member_worse_one_step_ahead_at_almost_every_origin_is_left_out_with_its_reason():
+    rng = np.random.default_rng(2)
+    y = np.cumsum(1.0 + 0.15 * rng.standard_normal(40)) + 100  # a steady trend: the drift is well known
+    fc = forecast(y, 4, members=("rwd",), extra_members=[_Drifted("half_drift", 0.5), _Drifted("drift_x1_1", 1.1)],
+                  log=False)
+    half = next(m for m in fc.members if m.name == "half_drift")
+    assert "half_drift" not in fc.selected and half.weight == 0
+    assert half.note.startswith("left out: its one-step backtest forecasts were worse than")
+    assert "sign test" in fc.method and len(fc.selected) == 2
+    assert half.mase < 10 * min(m.mase for m in fc.members)  # within the 10x trim: the sign test left it out
+
+
+def test_below_seven_backtest_origins_the_sign_test_leaves_no_member_out():
+    y = 100.0 + np.arange(10.0)  # 5 origins: even "worse at all 5" has p = 1/32 > 0.01
+    fc = forecast(y, 3, members=("rwd",), extra_members=[_Drifted("half_drift", 0.5)], log=False)
+    assert fc.backtest_origins < 7
+    assert not any(m.note.startswith("left out") for m in fc.members)
