@@ -51,3 +51,21 @@ def sig(value: Any) -> str:
 @register.filter
 def get(mapping: Any, key: Any) -> Any:
     return mapping.get(key) if hasattr(mapping, "get") else None
+
+
+@register.filter
+def period(value: Any, frequency: str = "M") -> str:
+    """An ISO date (a step's or an origin's) named as the series' period: ``2016`` for a yearly series,
+    ``2016-H1`` half-yearly, ``2016-Q1`` quarterly, ``2016-01`` monthly (what the page's KPIs and tables show)."""
+    text = str(value or "")
+    try:
+        year, month = int(text[:4]), int(text[5:7])
+    except ValueError:
+        return text
+    if frequency == "A":
+        return f"{year}"
+    if frequency == "S":
+        return f"{year}-H{1 if month <= 6 else 2}"
+    if frequency == "Q":
+        return f"{year}-Q{(month - 1) // 3 + 1}"
+    return text[:7]

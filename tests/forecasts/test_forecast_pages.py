@@ -125,6 +125,7 @@ def test_uploading_a_series_fits_it_and_offers_the_forecast_csv(client: Client, 
     assert resp["Location"] == f"/forecasts/series/{series.pk}/"
     page = client.get(resp["Location"]).content.decode()
     assert "Predicted from" in page and "USD/TB" in page and "MASE" in page
+    assert "2025 median" in page and "2029 median" in page and "2025-01 median" not in page  # years, not months
     fit = series.fits.get()
     csv = client.get(f"/forecasts/fits/{fit.pk}/forecast.csv").content.decode().splitlines()
     assert csv[0].startswith("date,kind,value_USD/TB,median") and csv[-1].startswith("2029-01-01,forecast")
@@ -256,3 +257,11 @@ def test_a_year_outside_the_plan_has_no_plan_figure_and_no_storage_figure_withou
         f"/forecasts/combined/?plan={loaded['plan'].pk}&fit={loaded['fit'].pk}").content.decode()
     row_2022 = html[html.index("<tr><td>2022"):].split("</tr>")[0]
     assert "no storage figure" in row_2022 and "0.00" not in row_2022
+
+
+def test_a_steps_date_is_named_as_the_series_period() -> None:
+    from forecasts.templatetags.forecast_extras import period
+
+    assert [period("2016-01-01", f) for f in ("A", "S", "Q", "M")] == ["2016", "2016-H1", "2016-Q1", "2016-01"]
+    assert [period("2016-07-01", f) for f in ("S", "Q")] == ["2016-H2", "2016-Q3"]
+    assert period("", "A") == "" and period("n/a", "Q") == "n/a"

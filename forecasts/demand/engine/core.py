@@ -196,6 +196,7 @@ def forecast(
     order = sorted(names, key=lambda n: (not np.all(np.isfinite(full[n])), *rank_key(scores[n])))
     usable = [n for n in order if np.all(np.isfinite(full[n])) and rank_key(scores[n])[0] == 0]
     outvoted: dict[str, SignTest] = {}  # members left out by the one-step sign test against the best
+    trimmed: set[str] = set()  # members left out for a backtest MASE over TRIM_FACTOR x the best
     reference = ""
     if pin is not None:
         if not np.all(np.isfinite(full[pin])):
@@ -211,6 +212,7 @@ def forecast(
         selected = [n for n in pool[: len(pool) if k is None else min(k, len(pool))]
                     if not math.isfinite(best) or scores[n].mase <= TRIM_FACTOR * best + 1e-12] or pool[:1]
         reference = pool[0]
+        trimmed = {n for n in pool if math.isfinite(best) and scores[n].mase > TRIM_FACTOR * best + 1e-12}
         outvoted = {n: t for n in selected[1:] if (t := one_step_sign_test(bt, n, reference)).p < SIGN_ALPHA}
         selected = [n for n in selected if n not in outvoted]
         method = (f"{combine} of {len(selected)} of {len(names)} members ({', '.join(selected)}) by backtest MASE"
@@ -262,6 +264,8 @@ def forecast(
                 mr.note = "no backtest errors to calibrate intervals on"
         else:
             mr.note = "could not be fitted to the whole series"
+        if n in trimmed and not mr.note:
+            mr.note = f"left out: its backtest MASE is over {TRIM_FACTOR:g}x the best member's ({reference}'s)"
         if n in outvoted:
             t = outvoted[n]
             mr.note = (f"left out: its one-step backtest forecasts were worse than {reference}'s at {t.worse} "

@@ -203,6 +203,7 @@ def test_linear_fits_to_an_exact_geometric_series_are_trimmed_out_of_the_combina
     assert fc.log
     orig = [m for m in fc.members if m.name.endswith("_orig")]
     assert orig and all(m.weight == 0 for m in orig)  # backtest MASE over 10x the best
+    assert all(m.note.startswith("left out: its backtest MASE is over 10x the best member's") for m in orig)
     assert all(not n.endswith("_orig") for n in fc.selected)
 
 
@@ -311,4 +312,4 @@ def test_below_seven_backtest_origins_the_sign_test_leaves_no_member_out():
     y = 100.0 + np.arange(10.0)  # 5 origins: even "worse at all 5" has p = 1/32 > 0.01
     fc = forecast(y, 3, members=("rwd",), extra_members=[_Drifted("half_drift", 0.5)], log=False)
     assert fc.backtest_origins < 7
-    assert not any(m.note.startswith("left out") for m in fc.members)
+    assert not any(m.note.startswith("left out: its one-step") for m in fc.members)
