@@ -131,6 +131,8 @@ def one_step_sign_test(bt: Backtest, member: str, best: str) -> SignTest:
     """Is ``member`` worse than ``best`` one step ahead more often than chance would make it?  Each
     origin gives one pair of one-step errors (distinct target periods, unlike the overlapping longer
     steps); the p-value is the binomial tail P(X >= worse) for X ~ Binomial(worse + better, 1/2)."""
+    if bt.actual.ndim != 2 or bt.actual.shape[1] == 0:
+        return SignTest(0, 0, 1.0)
     a = bt.actual[:, 0]
     d = np.abs(a - bt.forecasts[member][:, 0]) - np.abs(a - bt.forecasts[best][:, 0])
     d = d[np.isfinite(d)]
