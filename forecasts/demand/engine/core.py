@@ -16,8 +16,11 @@
 4. Combination: the per-step median (or mean, ``combine``) on the working scale of the members
    with a backtest MASE no more than ``TRIM_FACTOR`` (10) times the best one's (a member shown
    badly wrong on this series, e.g. Theta's half slope on an exact straight line or a linear
-   fit to an exact geometric series, is left out), at most ``k`` of them by rank (default:
-   all).  Equal weights / the median of many members rather than selection or fitted weights:
+   fit to an exact geometric series, is left out) and not outvoted one step ahead (a member whose
+   one-step backtest forecasts were worse than the best member's at significantly more origins
+   than not, sign test p < ``SIGN_ALPHA``, is left out: on long smooth growth series Theta's half
+   slope and the other-scale twins; docs/forecasting.md "Growth series"), at most ``k`` of them by
+   rank (default: all).  Equal weights / the median of many members rather than selection or fitted weights:
    the M3 and M4 findings (Makridakis et al. 2020; Petropoulos & Svetunkov 2020 use the median
    of ETS, CES, ARIMA and DOTM); on the M3 validation sets the best 1-3 by backtest and
    inverse-MASE weights did worse.  AutoARIMA is reported with its backtest errors and its own
