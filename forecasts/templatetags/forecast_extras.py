@@ -7,6 +7,8 @@ from typing import Any
 
 from django import template
 
+from forecasts.demand.engine.timestamps import TimestampError, period_name
+
 register = template.Library()
 
 
@@ -59,13 +61,6 @@ def period(value: Any, frequency: str = "M") -> str:
     ``2016-H1`` half-yearly, ``2016-Q1`` quarterly, ``2016-01`` monthly (what the page's KPIs and tables show)."""
     text = str(value or "")
     try:
-        year, month = int(text[:4]), int(text[5:7])
-    except ValueError:
+        return period_name(text[:10], frequency)
+    except TimestampError:
         return text
-    if frequency == "A":
-        return f"{year}"
-    if frequency == "S":
-        return f"{year}-H{1 if month <= 6 else 2}"
-    if frequency == "Q":
-        return f"{year}-Q{(month - 1) // 3 + 1}"
-    return text[:7]

@@ -26,11 +26,10 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from .timestamps import PER_YEAR, Style, format_period
+from .timestamps import PER_YEAR, PLAIN_STYLES, format_period
 
 COMPETITIONS = ("m1", "tourism")
 PANEL_FREQUENCY = {"yearly": "A", "quarterly": "Q", "monthly": "M"}  # the panel command's --frequency
-STYLES = {"A": Style("year"), "Q": Style("quarter"), "M": Style("month")}
 LAST_YEAR = 2000
 
 
@@ -39,7 +38,7 @@ def timestamps(n: int, frequency: str) -> list[str]:
     f = PANEL_FREQUENCY[frequency]
     per_year = PER_YEAR[f]
     last = LAST_YEAR * per_year + per_year - 1
-    return [format_period(p, f, STYLES[f]) for p in range(last - n + 1, last + 1)]
+    return [format_period(p, f, PLAIN_STYLES[f]) for p in range(last - n + 1, last + 1)]
 
 
 def rows(series: Iterable[tuple[str, Sequence[float]]], frequency: str) -> Iterator[tuple[str, str, str]]:

@@ -211,11 +211,10 @@ def forecast(
                 or [n for n in usable if n != blended] or [n for n in fitted if n != blended])
         if not pool:
             raise ValueError("no member could be fitted to this series")
-        best = scores[pool[0]].mase
-        selected = [n for n in pool[: len(pool) if k is None else min(k, len(pool))]
-                    if not math.isfinite(best) or scores[n].mase <= TRIM_FACTOR * best + 1e-12] or pool[:1]
-        reference = pool[0]
-        trimmed = {n for n in pool if math.isfinite(best) and scores[n].mase > TRIM_FACTOR * best + 1e-12}
+        reference, best = pool[0], scores[pool[0]].mase
+        kept = {n for n in pool if not math.isfinite(best) or scores[n].mase <= TRIM_FACTOR * best + 1e-12}
+        trimmed = {n for n in pool if n not in kept and math.isfinite(scores[n].mase)}
+        selected = [n for n in pool[: len(pool) if k is None else min(k, len(pool))] if n in kept] or pool[:1]
         outvoted = {n: t for n in selected[1:] if (t := one_step_sign_test(bt, n, reference)).p < SIGN_ALPHA}
         selected = [n for n in selected if n not in outvoted]
         method = (f"{combine} of {len(selected)} of {len(names)} members ({', '.join(selected)}) by backtest MASE"

@@ -151,6 +151,17 @@ def format_period(period: int, frequency: str, style: Style) -> str:
     return (last if style.month_end else first).isoformat()
 
 
+# how a period is named when no series sets the style (a page's labels, the benchmark panels)
+PLAIN_STYLES = {"A": Style("year"), "S": Style("half"), "Q": Style("quarter"), "M": Style("month")}
+
+
+def period_name(iso_date: str, frequency: str) -> str:
+    """An ISO date named as the period at ``frequency`` that holds it: ``2016``, ``2016-H1``, ``2016-Q1``,
+    ``2016-01`` (raises ``TimestampError`` for text that is no timestamp)."""
+    f = check_frequency(frequency)
+    return format_period(parse_period(iso_date, f), f, PLAIN_STYLES[f])
+
+
 def series_style(texts: list[str], frequency: str) -> Style:
     """The style of a series' timestamps (all must share it)."""
     if not texts:
