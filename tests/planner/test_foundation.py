@@ -94,6 +94,17 @@ def test_healthz_reports_database_and_broker(client: Any) -> None:
     assert response.json() == {"status": "ok", "database": "ok", "broker": "ok"}
 
 
+@pytest.mark.django_db
+def test_connections_run_without_postgresqls_jit() -> None:
+    """PostgreSQL's JIT compiled the ingest's batch statement for 2.5 s per batch of a few dozen jobs
+    (docs/performance.md, "PostgreSQL's JIT"): every connection the product opens turns it off."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone()[0] == "off"
+
+
 def test_healthz_is_503_when_the_broker_does_not_answer(client: Any, monkeypatch: Any) -> None:
     # Celery's broker_url reads this variable before its own conf, so setting it is enough
     # (and monkeypatch restores it): nothing listens on port 1.
