@@ -1,4 +1,15 @@
+from typing import Any
+
 from django.apps import AppConfig
+from django.conf import settings
+from django.db.backends.signals import connection_created
+
+
+def jit_off(sender: Any, connection: Any, **kwargs: Any) -> None:
+    """Turn PostgreSQL's JIT off for the session (settings.DB_JIT says why)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET jit = off")
 
 
 class PlannerConfig(AppConfig):
@@ -17,3 +28,5 @@ class PlannerConfig(AppConfig):
         from planner.hardware import admin as _hardware  # noqa: F401
         register_all()
         audit_admin_read_only()
+        if not settings.DB_JIT:
+            connection_created.connect(jit_off, dispatch_uid="planner.jit_off")

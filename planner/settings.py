@@ -151,14 +151,12 @@ DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int
 if not DATABASES["default"]["HOST"] and "host" in DATABASES["default"]["OPTIONS"]:
     # a unix-socket URL (?host=/dir): HOST is where dbshell and pg tools look for it
     DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host")
-if not env_bool("DB_JIT", False):
-    # PostgreSQL's JIT compiles (LLVM) every statement whose estimated cost passes jit_above_cost, on each
-    # execution. The ingest's batch statement (insert, rollups, attribution in one) passes it: 2.5 s of compiling
-    # for a batch of 40 jobs that then runs in 20 ms, and a 500,000-job ingest 27.9 s instead of 11.8 s with it
-    # off (docs/performance.md, "PostgreSQL's JIT"). The product's statements are short; DB_JIT=1 keeps the
-    # server's own setting.
-    _opts = DATABASES["default"].setdefault("OPTIONS", {})
-    _opts["options"] = f"{_opts.get('options', '')} -c jit=off".strip()
+# PostgreSQL's JIT compiles (LLVM) every statement whose estimated cost passes jit_above_cost, on each execution.
+# The ingest's batch statement (insert, rollups, attribution in one) passes it: 2.5 s of compiling for a batch of 40
+# jobs that then runs in 20 ms, and a 500,000-job ingest took 27.9 s instead of 12.0 s with it off
+# (docs/performance.md, "PostgreSQL's JIT"). Every connection turns it off (planner.apps, after connecting: a
+# startup option would be refused by connection poolers such as PgBouncer); DB_JIT=1 keeps the server's setting.
+DB_JIT = env_bool("DB_JIT", False)
 if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
     raise RuntimeError("DATABASE_URL must point at PostgreSQL (postgres://...): no other database works")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
