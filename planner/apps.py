@@ -6,10 +6,9 @@ from django.db.backends.signals import connection_created
 
 
 def jit_off(sender: Any, connection: Any, **kwargs: Any) -> None:
-    """Turn PostgreSQL's JIT off for the session (settings.DB_JIT says why)."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SET jit = off")
+    """Turn PostgreSQL's JIT off for the session (settings.DB_JIT says why; settings admit only PostgreSQL)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET jit = off")
 
 
 class PlannerConfig(AppConfig):
