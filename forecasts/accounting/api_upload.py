@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from forecasts.accounting.upload import IngestUploadHandler, too_large_message, upload_discard
-from forecasts.accounting.views import UPLOAD_SLACK_BYTES
+from forecasts.accounting.views import UPLOAD_SLACK_BYTES, upload_handler_install
 
 
 class StreamedUploadMixin:
@@ -26,8 +26,7 @@ class StreamedUploadMixin:
 
     def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
         if request.method == "POST":
-            self._upload_handler = IngestUploadHandler(request)
-            request.upload_handlers = [self._upload_handler]
+            self._upload_handler = upload_handler_install(request)  # None for a body without files
         return super().initialize_request(request, *args, **kwargs)  # type: ignore[misc]
 
     def _too_large(self, size: int) -> Response:

@@ -35,10 +35,12 @@ from planner.roles import ADMIN, PLANNER, planner_required, role_of
 FORMAT_CHOICES = [(DETECT, "Detect from the file's content")] + [(k, f"{k} — {v}") for k, v in FORMATS.items()]
 NEW_CLUSTER = "__new__"
 UPLOAD_SLACK_BYTES = 1 << 20  # multipart framing and form fields around the file
+NO_FILE_MESSAGE = "Choose a file to upload."
 
 
 class UploadForm(forms.Form):
-    file = forms.FileField(help_text="Plain, gzip-, bzip2- or xz-compressed; the format is read from the content.")
+    file = forms.FileField(help_text="Plain, gzip-, bzip2- or xz-compressed; the format is read from the content.",
+                           error_messages={"required": NO_FILE_MESSAGE, "empty": "The chosen file is empty."})
     format = forms.ChoiceField(choices=FORMAT_CHOICES, initial=DETECT)
     cluster = forms.ChoiceField(choices=(), required=False)
     new_cluster = forms.CharField(required=False, max_length=60, label="New cluster name")
@@ -76,26 +78,38 @@ def content_too_large(request: HttpRequest) -> bool:
     return length > settings.UPLOAD_MAX_BYTES + UPLOAD_SLACK_BYTES
 
 
+def upload_handler_install(request: HttpRequest) -> IngestUploadHandler | None:
+    """Stream a multipart body's files to UPLOAD_DIR through our handler; None for any other body.
+
+    Only a multipart body carries files, and only its parsing consults upload handlers. Any other
+    body (a urlencoded POST from a client that dropped the file) may already have been parsed by
+    middleware (planner.web.edge.RejectMalformedInput reads urlencoded forms for NUL bytes), and
+    setting ``upload_handlers`` after that raises AttributeError: such a request simply has no file.
+    """
+    if request.content_type != "multipart/form-data":
+        return None
+    handler = IngestUploadHandler(request)
+    request.upload_handlers = [handler]
+    return handler
+
+
 @csrf_exempt  # the CSRF check would read the body before our upload handler is in place
 @planner_required
 def ingest_new(request: HttpRequest) -> HttpResponse:
     """Upload an accounting file; it is loaded by a background job with a progress bar."""
-    if request.method == "POST":
-        if content_too_large(request):
-            form = UploadForm()
-            form.add_error(None, too_large_message(int(request.META["CONTENT_LENGTH"])))
-            return _render_upload(request, form, status=413)
-        handler = IngestUploadHandler(request)
-        request.upload_handlers = [handler]
-    return _ingest_new(request, handler if request.method == "POST" else None)
+    if request.method != "POST":
+        return _render_upload(request, UploadForm())
+    if content_too_large(request):
+        form = UploadForm()
+        form.add_error(None, too_large_message(int(request.META["CONTENT_LENGTH"])))
+        return _render_upload(request, form, status=413)
+    return _ingest_new(request, upload_handler_install(request))
 
 
 @csrf_protect
 def _ingest_new(request: HttpRequest, handler: IngestUploadHandler | None) -> HttpResponse:
-    if request.method != "POST" or handler is None:
-        return _render_upload(request, UploadForm())
     form = UploadForm(request.POST, request.FILES)
-    if handler.too_large:
+    if handler is not None and handler.too_large:
         form = UploadForm(request.POST)
         form.add_error(None, too_large_message(handler.size))
         return _render_upload(request, form, status=413)

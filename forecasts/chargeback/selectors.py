@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Count, QuerySet, Sum
 from django.http import Http404
 
-from forecasts.accounting.models import Department
+from forecasts.accounting.models import Department, UsageMonthly
 from forecasts.chargeback.models import Statement, StatementLine
 from planner.roles import scope_by_department
 
@@ -77,6 +77,24 @@ def department_year(user: Any, department: Department, year: int) -> list[dict[s
     return [{"statement": s, "month": s.month, "compute_usd": s.compute_usd, "storage_usd": s.storage_usd,
              "adjustments_usd": s.subsidy_usd + s.cap_usd, "total_usd": s.total_usd, "core_hours": s.core_hours}
             for s in rows]
+
+
+def year_coverage(department: Department, year: int, statement_months: list[date], today: date) -> dict[str, Any]:
+    """Which months of ``year`` a year-to-date total covers, and which it leaves out and why.
+
+    The months counted are January to December (to the current month in the current year; none
+    in a future year). A month without a current statement is named either as "usage loaded,
+    statement not computed" (the total is short of it until someone computes it) or as "no usage
+    loaded" (nothing to bill, as far as the product knows).
+    """
+    last = 12 if year < today.year else (today.month if year == today.year else 0)
+    have = {m.replace(day=1) for m in statement_months}
+    used = set(UsageMonthly.objects.filter(department=department, month__year=year)
+               .values_list("month", flat=True).distinct())
+    expected = [date(year, m, 1) for m in range(1, last + 1)]
+    missing = [m for m in expected if m not in have]
+    return {"included": sorted(have), "expected": expected,
+            "not_computed": [m for m in missing if m in used], "no_usage": [m for m in missing if m not in used]}
 
 
 def month_overview(user: Any, month: date) -> list[Statement]:

@@ -32,6 +32,13 @@ from forecasts.usage.selectors import usage_months
 from planner.jobs.services import job_start
 from planner.roles import planner_required, sees_everything
 from planner.web.areas import AREAS_BY_SLUG
+from planner.web.edge import bad_request
+
+FIRST_YEAR, LAST_YEAR = 1970, 9999  # what a statement's month can hold (the date type ends at 9999)
+
+
+class BadParameter(ValueError):
+    """A query parameter that cannot be read; the message says which and what it should be."""
 
 
 def _month_param(request: HttpRequest, default: date | None) -> date | None:
@@ -39,12 +46,23 @@ def _month_param(request: HttpRequest, default: date | None) -> date | None:
     if not text:
         return default
     try:
-        return parse_month(text)
+        month = parse_month(text)
     except ChargebackError as exc:
-        raise Http404(str(exc)) from exc
+        raise BadParameter(f"The month parameter: {exc}.") from exc
+    if not FIRST_YEAR <= month.year <= LAST_YEAR:
+        raise BadParameter(f"The month parameter: {text!r} is out of range; months run from "
+                           f"{FIRST_YEAR}-01 to {LAST_YEAR}-12.")
+    return month
 
 
 def index(request: HttpRequest) -> HttpResponse:
+    try:
+        return _index(request)
+    except BadParameter as exc:
+        return bad_request(request, str(exc))
+
+
+def _index(request: HttpRequest) -> HttpResponse:
     months = sel.months_with_statements(request.user)
     is_planner = sees_everything(request.user)
     context: dict[str, object] = {"months": months, "is_planner": is_planner,
@@ -133,16 +151,25 @@ def statement_export_pdf(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _year(request: HttpRequest, department_years: list[int]) -> int:
-    raw = request.GET.get("year", "")
-    if raw.isdigit():
-        return int(raw)
-    return department_years[0] if department_years else date.today().year
+    """The ?year= parameter (a year from 1970 to 9999), else the department's latest year with statements."""
+    raw = request.GET.get("year", "").strip()
+    if not raw:
+        return department_years[0] if department_years else date.today().year
+    if not raw.isdigit():
+        raise BadParameter(f"The year parameter must be a year such as {date.today().year}, not {raw[:40]!r}.")
+    if not FIRST_YEAR <= int(raw) <= LAST_YEAR:
+        raise BadParameter(f"The year parameter {raw[:40]} is out of range: it must be from {FIRST_YEAR} "
+                           f"to {LAST_YEAR}.")
+    return int(raw)
 
 
 def department_ytd(request: HttpRequest, code: str) -> HttpResponse:
     department = sel.department_get(request.user, code)
     years = sel.years_of(request.user, department)
-    year = _year(request, years)
+    try:
+        year = _year(request, years)
+    except BadParameter as exc:
+        return bad_request(request, str(exc))
     rows = sel.department_year(request.user, department, year)
     return render(request, "chargeback/ytd.html", {
         "department": department, "year": year, "years": years, "rows": rows,
@@ -151,18 +178,26 @@ def department_ytd(request: HttpRequest, code: str) -> HttpResponse:
         "compute": sum((r["compute_usd"] for r in rows), 0), "storage": sum((r["storage_usd"] for r in rows), 0),
         "adjustments": sum((r["adjustments_usd"] for r in rows), 0),
         "no_storage": bool(rows) and all(NO_STORAGE_NOTE in r["statement"].notes for r in rows),
+        "coverage": sel.year_coverage(department, year, [r["month"] for r in rows], timezone.now().date()),
+        "is_planner": sees_everything(request.user),
     })
 
 
 def department_ytd_json(request: HttpRequest, code: str) -> JsonResponse:
     department = sel.department_get(request.user, code)
-    year = _year(request, sel.years_of(request.user, department))
+    try:
+        year = _year(request, sel.years_of(request.user, department))
+    except BadParameter as exc:
+        return JsonResponse({"detail": str(exc)}, status=400)
     return JsonResponse(ytd_figure(sel.department_year(request.user, department, year), department.name, year))
 
 
 def department_ytd_csv(request: HttpRequest, code: str) -> HttpResponse:
     department = sel.department_get(request.user, code)
-    year = _year(request, sel.years_of(request.user, department))
+    try:
+        year = _year(request, sel.years_of(request.user, department))
+    except BadParameter as exc:
+        return bad_request(request, str(exc))
     lines = ["month,status,version,core_hours,compute_usd,storage_usd,adjustments_usd,total_usd"]
     for r in sel.department_year(request.user, department, year):
         status = "provisional" if r["statement"].is_provisional else "final"

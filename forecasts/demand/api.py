@@ -25,6 +25,7 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
 from forecasts.demand.external import ExternalSeriesError, external_series_create, forecast_rows
+from forecasts.demand.horizon import HORIZON_MONTHS_DEFAULT, HORIZON_MONTHS_MAX, HORIZON_MONTHS_MIN, HORIZON_RULE
 from forecasts.demand.models import ExternalSeries, ForecastFit, SequencerPlan
 from forecasts.demand.panels import MAX_WEB_SERIES, PanelError, panel_run
 from forecasts.demand.plans import PlanError, plan_from_document, plan_save, plan_summary
@@ -118,7 +119,11 @@ class FitIn(serializers.Serializer):
     cluster = serializers.CharField(required=False, allow_blank=True, help_text="default: all clusters")
     department = serializers.CharField(required=False, allow_blank=True, help_text="department code")
     exclude_department = serializers.CharField(required=False, allow_blank=True)
-    horizon_months = serializers.IntegerField(default=36, min_value=1, max_value=240)
+    horizon_months = serializers.IntegerField(
+        default=HORIZON_MONTHS_DEFAULT, min_value=HORIZON_MONTHS_MIN, max_value=HORIZON_MONTHS_MAX,
+        error_messages={k: f"expected {HORIZON_RULE}"
+                        for k in ("invalid", "null", "min_value", "max_value", "max_string_length")},
+        help_text=f"{HORIZON_RULE} (the series picker's rule); default {HORIZON_MONTHS_DEFAULT}")
     family = serializers.ChoiceField(choices=FAMILY_CHOICES, required=False,
                                      help_text="pin one model instead of the combination")
     log = serializers.BooleanField(required=False, allow_null=True, default=None)

@@ -43,11 +43,34 @@ def _band(x: list[str], lo: list[float], hi: list[float], colour: str, name: str
     ]
 
 
+# An overlay (plan, capacity) this many times the series' own top would flatten the series to a line at zero:
+# it starts hidden, one click on its legend entry away (hidden traces do not stretch the axis)
+DWARFS = 3.0
+
+
+def series_top(result: dict[str, Any]) -> float:
+    """The fit's own largest value on the chart: history, and the forecast's 80% band."""
+    values = [v for v in result["history"] if v is not None] + [s["p90"] for s in result["steps"]]
+    return max(values, default=0.0)
+
+
+def dwarfs(overlay_top: float, result: dict[str, Any]) -> bool:
+    """Whether an overlay peaking at ``overlay_top`` would flatten the fit's own series."""
+    top = series_top(result)
+    return top > 0 and overlay_top > DWARFS * top
+
+
+def plan_stack_top(plan_stack: dict[str, Any]) -> float:
+    """The stacked plan's peak month (its assays summed)."""
+    return max((sum(month) for month in zip(*plan_stack["core_hours_ref"].values(), strict=True)), default=0.0)
+
+
 def fan_chart(result: dict[str, Any], *, units: str, title: str, convention: str = "",
               capacity: list[tuple[date, float]] | None = None,
               plan_stack: dict[str, Any] | None = None) -> dict[str, Any]:
     """History as points, every family's fit as thin lines, the chosen one with 80/95% bands,
-    optionally the sequencer-driven demand stacked by assay and today's capacity as a line."""
+    optionally the sequencer-driven demand stacked by assay (its own stack, never onto the series) and
+    today's capacity as a line; an overlay that would flatten the series starts hidden (``dwarfs``)."""
     hx = result["history_dates"]
     fx = [s["date"] for s in result["steps"]]
     steps = result["steps"]
@@ -74,10 +97,12 @@ def fan_chart(result: dict[str, Any], *, units: str, title: str, convention: str
                      "name": f"partial month (logs end {str(partial.get('logs_end') or '')[:10]}): not fitted",
                      "marker": {"color": "#999", "size": 8, "symbol": "circle-open"}})
     if plan_stack:
+        hide = dwarfs(plan_stack_top(plan_stack), result)
         for i, (assay, ys) in enumerate(plan_stack["core_hours_ref"].items()):
             data.append({"x": plan_stack["months"], "y": ys, "type": "scatter", "mode": "lines",
-                         "stackgroup": "plan", "name": f"sequencer plan: {assay}",
-                         "line": {"width": 0.5, "color": ASSAY_COLOURS[i % len(ASSAY_COLOURS)]}, "opacity": 0.5})
+                         "stackgroup": "plan", "name": f"sequencer plan: {assay}", "legendgroup": "plan",
+                         "line": {"width": 0.5, "color": ASSAY_COLOURS[i % len(ASSAY_COLOURS)]}, "opacity": 0.5,
+                         **({"visible": "legendonly"} if hide else {})})
     if capacity:
         end = fx[-1] if fx else hx[-1]
         xs: list[str] = []
@@ -87,7 +112,8 @@ def fan_chart(result: dict[str, Any], *, units: str, title: str, convention: str
             xs += [max(since.isoformat(), hx[0]), until]
             ys += [ch, ch]
         data.append({"x": xs, "y": ys, "type": "scatter", "mode": "lines", "name": "capacity (cores x 730 h)",
-                     "line": {"color": "#d62728", "width": 2}})
+                     "line": {"color": "#d62728", "width": 2},
+                     **({"visible": "legendonly"} if dwarfs(max(ys), result) else {})})
     y_title = units + (f" — {convention}" if convention else "")
     return {"data": data, "layout": _layout(title, y_title)}
 
@@ -125,24 +151,63 @@ def plan_chart(months: list[str], by_assay: dict[str, list[float]], stored_pb: l
     return {"data": data, "layout": layout}
 
 
+def year_span(years: list[int]) -> str:
+    """2020, or 2020–2022 (the years are consecutive in a projection)."""
+    return str(years[0]) if len(years) == 1 else f"{years[0]}–{years[-1]}"
+
+
 def combined_chart(projection: dict[str, Any]) -> dict[str, Any]:
-    """Yearly combined core-hours: plan part + trend part with the trend's p10-p90 as error bars."""
-    years = [str(r["year"]) for r in projection["years"]]
+    """Yearly combined core-hours: plan part + trend part with the trend's p10-p90 as error bars.
+
+    Years of plan + trend that have the trend alone (outside the plan's years) are their own hatched,
+    paler trace, marked on the chart: their bars leave the plan's sequencing out, and a drop at the
+    plan's end is that, not a fall in demand."""
+    rows = projection["years"]
+    years = [str(r["year"]) for r in rows]
+    only = {r["year"] for r in rows if r.get("trend_only")}
+
+    def trend(r: dict[str, Any], key: str) -> float:
+        return float((r["trend_core_hours_ref"] or {}).get(key, 0))
+
+    def trend_trace(part: list[dict[str, Any]], name: str, marker: dict[str, Any]) -> dict[str, Any]:
+        return {"x": [str(r["year"]) for r in part], "y": [trend(r, "median") for r in part], "type": "bar",
+                "name": name, "marker": marker,
+                "error_y": {"type": "data", "symmetric": False,
+                            "array": [trend(r, "p90") - trend(r, "median") for r in part],
+                            "arrayminus": [trend(r, "median") - trend(r, "p10") for r in part]}}
+
     data: list[dict[str, Any]] = [
-        {"x": years, "y": [r["plan_core_hours_ref"] for r in projection["years"]], "type": "bar",
+        {"x": years, "y": [r["plan_core_hours_ref"] for r in rows], "type": "bar",
          "name": "sequencer plan (genomics)", "marker": {"color": "#2ca02c"}},
-        {"x": years, "y": [(r["trend_core_hours_ref"] or {}).get("median", 0) for r in projection["years"]],
-         "type": "bar", "name": "usage trend (median)", "marker": {"color": BLUE},
-         "error_y": {"type": "data", "symmetric": False,
-                     "array": [((r["trend_core_hours_ref"] or {}).get("p90", 0)
-                                - (r["trend_core_hours_ref"] or {}).get("median", 0)) for r in projection["years"]],
-                     "arrayminus": [((r["trend_core_hours_ref"] or {}).get("median", 0)
-                                     - (r["trend_core_hours_ref"] or {}).get("p10", 0))
-                                    for r in projection["years"]]}},
+        trend_trace([r for r in rows if r["year"] not in only and r["trend_core_hours_ref"]], "usage trend (median)",
+                    {"color": BLUE}),
     ]
     layout = _layout("Combined projection per year (p10-p90 of the trend as bars)",
                      "core-hours / year (reference core: see the convention)", x_title="year",
                      barmode="stack")
+    if only:
+        dept = projection.get("plan_department")
+        left_out = f"department {dept}'s sequencing" if dept else "the plan's sequencing"
+        data.append(trend_trace([r for r in rows if r["year"] in only],
+                                f"usage trend only: {left_out} not included (outside the plan)",
+                                {"color": "rgba(31, 119, 180, 0.35)", "line": {"color": BLUE, "width": 1},
+                                 "pattern": {"shape": "/", "fgcolor": BLUE}}))
+        span = year_span(sorted(only))
+        plan_years = projection.get("plan_years")
+        covers = f"plan covers {year_span(list(plan_years))}" if plan_years else "outside the plan"
+        layout["annotations"] = [{
+            "x": 1, "y": 1.0, "xref": "paper", "yref": "paper", "xanchor": "right", "yanchor": "bottom",
+            "showarrow": False, "font": {"size": 11, "color": "#8a5a00"},
+            "text": f"{covers}; {span}: trend only, without {left_out}",
+        }]
+        # a dashed line where the plan starts or ends inside the chart (the years are numbers on the axis)
+        layout["shapes"] = [
+            {"type": "line", "xref": "x", "yref": "paper", "x0": a["year"] + 0.5, "x1": a["year"] + 0.5,
+             "y0": 0, "y1": 1, "line": {"color": "#8a5a00", "width": 1.5, "dash": "dash"}}
+            for a, b in zip(rows, rows[1:], strict=False) if bool(a.get("trend_only")) != bool(b.get("trend_only"))
+        ]
+        layout["margin"] = {**layout["margin"], "t": 70}
+    layout["xaxis"] = {**layout["xaxis"], "type": "linear", "dtick": 1}
     return {"data": data, "layout": layout}
 
 

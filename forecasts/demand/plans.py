@@ -280,6 +280,9 @@ def combined_projection(
     """Per year: genomics from the plan plus everything else from the trend (``mode='both'``), or the
     trend alone (``'trend'``) or the plan alone (``'plan'``).
 
+    A plan covers its own years only: with ``'both'``, a trend year outside them has the trend alone
+    (``trend_only``, listed in ``trend_only_years``), so its total leaves the plan's sequencing out.
+
     Core-hours are on the plan's reference core; the trend's core-hours (on the cluster's cores,
     ``cluster_clock_ghz``, defaulting to the reference clock) are converted linearly.  The
     trend's p10/p90 are carried; the plan is a scenario without its own spread, so it shifts
@@ -314,6 +317,8 @@ def combined_projection(
             "partial": bool((t and not t.get("complete", True)) or (py is not None and py.months < 12)),
             # a year outside the plan has no plan figure (not zero genomics); a stock with neither source, no figure
             "in_plan": py is not None,
+            # plan + trend, but this year has only the trend: the plan's sequencing is missing from its total
+            "trend_only": bool(plan_years_ and t and py is None),
             "has_storage": py is not None or s is not None,
         }
         row["core_hours_ref"] = {k: plan_ch + (row["trend_core_hours_ref"][k] if t else 0.0)
@@ -326,8 +331,13 @@ def combined_projection(
     )
     if core_fit and plan:
         convention += f"; usage trend converted from {clock:g} GHz cores (x {factor:.4f})"
+    beyond = [r["year"] for r in rows if r["trend_only"]]
     return {
         "mode": mode,
+        # which years the plan covers and which totals leave it out (the page says both, never a silent drop)
+        "plan_years": (min(plan_years_), max(plan_years_)) if plan_years_ else None,
+        "trend_only_years": beyond,
+        "plan_department": plan_row.department.code if plan_row and plan_row.department_id else None,
         "reference_node": ref_name,
         "reference_clock_ghz": ref_clock,
         "convention": convention,

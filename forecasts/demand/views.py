@@ -18,6 +18,8 @@ from django.views.decorators.http import require_POST
 
 from forecasts.demand import charts
 from forecasts.demand.external import ExternalSeriesError, describe_gaps, external_series_create, forecast_csv
+from forecasts.demand.fit_inputs import fit_inputs
+from forecasts.demand.horizon import HORIZON_MONTHS_DEFAULT, HORIZON_RULE, HorizonError, horizon_months
 from forecasts.demand.models import ExternalSeries, ForecastFit, SequencerPlan
 from forecasts.demand.plans import (
     combined_default_fit,
@@ -87,16 +89,21 @@ def overview(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         try:
             growth_rate = _growth_rate(request.POST.get("growth_rate"))
+            try:
+                horizon, defaulted = horizon_months(request.POST.get("horizon"))
+            except HorizonError as exc:
+                raise SeriesError(str(exc)) from None
             dept = request.POST.get("department") or ""  # "not:CODE": every department but CODE
             spec = spec_from_names(metric=request.POST.get("metric", "core_hours"),
                                    cluster=request.POST.get("cluster") or None,
                                    department=None if dept.startswith("not:") else dept or None,
                                    exclude_department=dept[4:] if dept.startswith("not:") else None)
-            fit = forecast_fit_create(spec, horizon_months=_int(request.POST.get("horizon"), 36, 1, 120),
-                                      user=request.user, growth_rate=growth_rate)
+            fit = forecast_fit_create(spec, horizon_months=horizon, user=request.user, growth_rate=growth_rate)
         except SeriesError as exc:
             error = str(exc)
         else:
+            if defaulted:
+                messages.info(request, f"No horizon given: the default, {HORIZON_MONTHS_DEFAULT} months, was used.")
             return redirect("forecast-fit", pk=fit.pk)
     fits = ForecastFit.objects.filter(external_series__isnull=True).select_related(
         "cluster", "department", "exclude_department").defer("result", "values", "yearly", "options")[:30]
@@ -108,6 +115,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         "series": ExternalSeries.objects.only("pk", "name")[:20],
         "refit_job": refit_job,
         "storage_loaded": storage_snapshot_model() is not None,
+        "horizon": request.POST.get("horizon", HORIZON_MONTHS_DEFAULT), "horizon_rule": HORIZON_RULE,
     })
 
 
@@ -116,8 +124,13 @@ def overview(request: HttpRequest) -> HttpResponse:
 def refit_all(request: HttpRequest) -> HttpResponse:
     from forecasts.demand.tasks import refit_all_series
 
+    try:
+        horizon, _ = horizon_months(request.POST.get("horizon"))
+    except HorizonError as exc:
+        messages.error(request, str(exc))
+        return redirect("forecasts")
     job = job_start(kind="forecast_refit_all", label="Refit every cluster x department x metric",
-                    task=refit_all_series, params={"horizon": _int(request.POST.get("horizon"), 36, 1, 120)},
+                    task=refit_all_series, params={"horizon": horizon},
                     user=request.user, unit="series")
     return redirect("job", pk=job.pk)
 
@@ -129,12 +142,27 @@ def _plan_for_stack(fit: ForecastFit, plan_id: str | None) -> SequencerPlan | No
         return None
     if plan_id:
         return SequencerPlan.objects.filter(pk=_int(plan_id, 0, 0, 10**9)).first()
-    # by default, the newest plan whose months overlap the chart (history + forecast)
+    # by default, the newest plan of this series' department whose months overlap the chart (history +
+    # forecast); a plan is one department's sequencing, so it is no default on another department's series
     end = fit.result["steps"][-1]["date"] if fit.result["steps"] else fit.through.isoformat()
     for row in SequencerPlan.objects.order_by("-created_at")[:20]:
-        if row.document["start"] <= end and row.document["end"] >= fit.start.isoformat():
+        if (plan_belongs_to(row, fit) and row.document["start"] <= end
+                and row.document["end"] >= fit.start.isoformat()):
             return row
     return None
+
+
+def plan_belongs_to(row: SequencerPlan, fit: ForecastFit) -> bool:
+    """Whether ``fit``'s series holds the sequencing ``row`` describes: a plan of department D goes with a fit
+    of D, or of every department (of the fit's clusters); a plan naming no department with a whole-site
+    series only (a single department's, or one leaving a department out, may or may not hold it)."""
+    if fit.external_series_id is not None:
+        return False
+    if row.department_id is None:
+        return fit.department_id is None and fit.exclude_department_id is None
+    if fit.department_id is not None:
+        return fit.department_id == row.department_id
+    return fit.exclude_department_id is None
 
 
 @planner_required
@@ -157,11 +185,18 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
     # the axis title names the history's cores; the caption under the chart says the plan stack is on
     # the plan's reference core (both in the title, it ran past the chart's height and was cut)
     convention = "cluster's own cores" if fit.metric == "core_hours" else ""
+    capacity = capacity_core_hours_per_month(fit.cluster) if fit.metric == "core_hours" else []
     fan = charts.fan_chart(
         result, units=fit.units, title=f"{fit.series_label}: history, fits and {fit.family} forecast",
-        convention=convention, capacity=capacity_core_hours_per_month(fit.cluster) if fit.metric == "core_hours"
-        else None, plan_stack=stack,
+        convention=convention, capacity=capacity, plan_stack=stack,
     )
+    # what the caption under the chart may say: only what is drawn, and what starts hidden and why
+    overlays = {
+        "capacity": bool(capacity),
+        "capacity_hidden": bool(capacity) and charts.dwarfs(max(ch for _, ch in capacity), result),
+        "plan_hidden": bool(stack) and charts.dwarfs(charts.plan_stack_top(stack), result),
+        "plan_elsewhere": bool(plan_row) and not plan_belongs_to(plan_row, fit),
+    }
     bt = year_ago_backtest(fit)
     bt_fig = None
     if bt:
@@ -169,7 +204,10 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
         bt_fig = charts.backtest_chart(bt, history=charts.history_window(result, window), units=fit.units,
                                        title="What we would have predicted a year ago, and what happened")
     return render(request, "forecasts/fit.html", {
-        "fit": fit, "result": result, "fan": fan, "bt": bt, "bt_fig": bt_fig, "families": FAMILY_CHOICES,
+        "fit": fit, "result": result, "fan": fan, "overlays": overlays, "dwarfs": charts.DWARFS,
+        "inputs": fit_inputs(fit.options, seed=result.get("seed")), "bt": bt, "bt_fig": bt_fig,
+        "families": FAMILY_CHOICES,
+        "whole_year": any(y.get("periods_forecast") and y.get("complete", True) for y in fit.yearly),
         "plan_row": plan_row, "plans": SequencerPlan.objects.all()[:30],
         "chosen": next(f for f in result["fits"] if f["family"] == fit.family),
         "versions": ForecastFit.objects.filter(

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import models
 
 from forecasts.accounting.models import Department, Project
+from forecasts.units import bytes_to_tb
 
 
 class FileSystem(models.Model):
@@ -73,6 +74,11 @@ class StorageSnapshot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.filesystem} {self.taken_on}"
+
+    @property
+    def tb(self) -> float:
+        """The scan's bytes in decimal TB (10**12 bytes), the unit of the storage page and its CSV."""
+        return bytes_to_tb(self.bytes_total)
 
 
 class StorageUsage(models.Model):

@@ -29,7 +29,13 @@ from forecasts.accounting.upload import (
     upload_discard,
     upload_store,
 )
-from forecasts.accounting.views import _Echo, content_too_large, discard_uploads
+from forecasts.accounting.views import (
+    NO_FILE_MESSAGE,
+    _Echo,
+    content_too_large,
+    discard_uploads,
+    upload_handler_install,
+)
 from forecasts.storage.models import FileSystem, StorageRejection, StorageSnapshot
 from forecasts.storage.services import StorageScanError, storage_scan_start
 from planner.roles import planner_required
@@ -54,7 +60,8 @@ def filesystem_name_error(name: str) -> str | None:
 
 
 class ScanUploadForm(forms.Form):
-    file = forms.FileField(help_text="Plain, gzip-, bzip2- or xz-compressed.")
+    file = forms.FileField(help_text="Plain, gzip-, bzip2- or xz-compressed.",
+                           error_messages={"required": NO_FILE_MESSAGE, "empty": "The chosen file is empty."})
     format = forms.ChoiceField(choices=FORMAT_CHOICES, initial="tsv")
     filesystem = forms.ChoiceField(choices=(), required=False)
     new_filesystem = forms.CharField(required=False, max_length=60, label="New file system name")
@@ -94,16 +101,14 @@ def storage_upload(request: HttpRequest) -> HttpResponse:
             form = ScanUploadForm()
             form.add_error(None, too_large_message(int(request.META["CONTENT_LENGTH"]), SERVER_COMMAND))
             return _render(request, form, status=413)
-        handler = IngestUploadHandler(request)
-        request.upload_handlers = [handler]
-        return _storage_upload(request, handler)
+        return _storage_upload(request, upload_handler_install(request))
     return _render(request, ScanUploadForm())
 
 
 @csrf_protect
-def _storage_upload(request: HttpRequest, handler: IngestUploadHandler) -> HttpResponse:
+def _storage_upload(request: HttpRequest, handler: IngestUploadHandler | None) -> HttpResponse:
     form = ScanUploadForm(request.POST, request.FILES)
-    if handler.too_large:
+    if handler is not None and handler.too_large:
         form = ScanUploadForm(request.POST)
         form.add_error(None, too_large_message(handler.size, SERVER_COMMAND))
         return _render(request, form, status=413)

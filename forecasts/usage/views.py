@@ -63,16 +63,39 @@ def _month(value: str | None) -> date | None:
     return None
 
 
+def month_params(request: HttpRequest) -> tuple[date | None, date | None, list[str]]:
+    """?start= and ?end= as first days of months, and what the page should say about them.
+
+    An unreadable month is left out (the range stays open on that side) and named; an inverted
+    range is swapped, so the page, its chart and its CSV all show the months asked for.
+    """
+    notices: list[str] = []
+    months: dict[str, date | None] = {}
+    for name, label in (("start", "From month"), ("end", "To month")):
+        raw = (request.GET.get(name) or "").strip()
+        months[name] = _month(raw)
+        if raw and months[name] is None:
+            notices.append(f"{label} ({name}={raw[:40]!r}) is not a month and was ignored: use YYYY-MM, "
+                           f"e.g. 2024-03.")
+    start, end = months["start"], months["end"]
+    if start and end and start > end:
+        notices.append(f"From month {start:%Y-%m} is after To month {end:%Y-%m}: showing {end:%Y-%m} to "
+                       f"{start:%Y-%m} instead.")
+        start, end = end, start
+    return start, end, notices
+
+
 def usage_filters(request: HttpRequest) -> dict[str, Any]:
     """The selector keyword arguments from GET parameters (cluster, queue, department, start, end)."""
     get = request.GET
+    start, end, _ = month_params(request)
     return {
         "user": request.user,
         "cluster": get.get("cluster") or None,
         "queue": get.get("queue") or None,
         "department": get.get("department") or None,
-        "start": _month(get.get("start")),
-        "end": _month(get.get("end")),
+        "start": start,
+        "end": end,
     }
 
 
@@ -116,7 +139,9 @@ def usage(request: HttpRequest) -> HttpResponse:
         "figure": figure, "partial": partial, "kpis": kpis, "table": table, "filters": filters,
         "query": _query_string(request),
         "clusters": clusters, "queues": queues, "departments": departments,
-        "start_value": request.GET.get("start", ""), "end_value": request.GET.get("end", ""),
+        "start_value": f"{filters['start']:%Y-%m}" if filters["start"] else "",
+        "end_value": f"{filters['end']:%Y-%m}" if filters["end"] else "",
+        "date_notices": month_params(request)[2],
         "planner": sees_everything(request.user), "is_admin": role_of(request.user) == ADMIN,
         "can_map": can_map(request.user),
     })

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
+from planner.designs.labels import run_status
 from planner.designs.models import Design, DesignEvaluation, OptimizerRun
 from planner.designs.scenario import ScenarioError
 from planner.designs.services import (
@@ -192,18 +193,28 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Cre
 
 
 class OptimizerRunSerializer(serializers.ModelSerializer):
+    status_label = serializers.SerializerMethodField(
+        help_text="the status in words, as the run page shows it: \"Optimal: the cheapest possible plan\", "
+                  "\"Within 0.46% of the cheapest possible plan\" (gap, within the scenario's mip_rel_gap; "
+                  "\"... (stopped at the time limit)\" when not), \"Infeasible: no plan meets every constraint\", "
+                  "\"Failed: reason\"")
+
     class Meta:
         model = OptimizerRun
-        fields = ["id", "design", "params", "status", "message", "inputs_sha256", "job", "result", "created_at",
-                  "finished_at"]
+        fields = ["id", "design", "params", "status", "status_label", "message", "inputs_sha256", "job", "result",
+                  "created_at", "finished_at"]
+
+    def get_status_label(self, obj: OptimizerRun) -> str:
+        return run_status(obj.status, obj.result, obj.design.scenario, obj.message)["label"]
 
 
 class OptimizerRunViewSet(viewsets.ReadOnlyModelViewSet):
-    """Optimiser runs: status optimal / gap / infeasible (with shortfalls) / time_limit / failed."""
+    """Optimiser runs: status optimal / gap / infeasible (with shortfalls) / time_limit / failed, and
+    status_label, the same in words."""
 
     permission_classes = [IsPlanner]
     serializer_class = OptimizerRunSerializer
-    queryset = OptimizerRun.objects.all()
+    queryset = OptimizerRun.objects.select_related("design")
 
 
 router = SimpleRouter()

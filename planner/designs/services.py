@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from planner.designs.capacity import evaluate_design
+from planner.designs.labels import run_status
 from planner.designs.models import Design, DesignEvaluation, OptimizerRun
 from planner.designs.scenario import Scenario, ScenarioError, scenario_from_dict
 from planner.designs.sensitivity import cost_to_meet_demand, tornado
@@ -25,26 +26,39 @@ from planner.designs.services_prices import stored_price_resolver
 from planner.hardware.catalog import Catalog
 from planner.hardware.services import CatalogImportError, catalog_from_db
 from planner.jobs.services import job_failed, job_progress, job_running, job_start, job_succeeded
-from planner.web.textfiles import nul_problem
+from planner.web.textfiles import nul_problem, yaml_error
 
 
-def scenario_parse_text(text: str) -> dict[str, Any]:
-    """Scenario YAML or JSON text -> mapping; YAML syntax errors name the line."""
+def scenario_parse_text(text: str, name: str | None = None) -> dict[str, Any]:
+    """Scenario YAML or JSON text -> mapping; YAML syntax errors name the line. With ``name`` (an uploaded
+    file's) every error is one line that starts with it: "s.yaml, line 3, column 5: not valid YAML: ..."."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
+        if name:
+            raise ScenarioError([yaml_error(name, exc)]) from None
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "YAML"
         problem = getattr(exc, "problem", None) or str(exc)
         raise ScenarioError([f"{where}: {problem}"]) from None
+    if name and data is None:
+        raise ScenarioError([f"{name}: the file holds no scenario (empty, or only comments)"])
     if not isinstance(data, dict):
-        raise ScenarioError(["scenario: expected a mapping of name, horizon, existing, purchases, demand, ..."])
+        what = f"{name}: not a scenario" if name else "scenario"
+        found = f" (found {_kind(data)})" if name else ""
+        raise ScenarioError([f"{what}: expected a mapping of name, horizon, existing, purchases, demand, ...{found}"])
     nul = nul_problem(data, root="scenario")  # a "\0" escape: no database text can hold it
     if nul:
-        raise ScenarioError([nul])
+        raise ScenarioError([f"{name}: {nul}" if name else nul])
     return json.loads(json.dumps(data, default=str))  # JSON-safe (int year keys become strings)
 
 
+def _kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a line of text"
+    return f"a single {type(value).__name__} value"
 
 
 def design_scenario(data: dict[str, Any], catalog: Catalog | None = None) -> Scenario:
@@ -216,9 +230,9 @@ def plan_as_scenario(run: OptimizerRun) -> dict[str, Any]:
     bought = [{k: v for k, v in p.items() if v not in (None, 0, 0.0)} for p in (run.result or {}).get("purchases", [])]
     data["purchases"] = (list(data.get("purchases") or []) if keep else []) + bought
     data["name"] = f"{run.design.name} (optimised, run #{run.pk})"
-    mip_gap = (run.result or {}).get("mip_gap")
-    gap = f", gap {mip_gap:.2%}" if isinstance(mip_gap, (int, float)) else ""
-    data["description"] = (f"The purchases optimiser run #{run.pk} ({run.status}{gap}) chose for \"{run.design.name}\""
+    status = run_status(run.status, run.result, run.design.scenario, run.message)["label"]
+    data["description"] = (f"The purchases optimiser run #{run.pk} ({status[:1].lower() + status[1:]}) chose for "
+                           f"\"{run.design.name}\""
                            + (" on top of its own" if keep else "") + ". " + str(data.get("description") or "")).strip()
     return data
 

@@ -23,6 +23,7 @@ from forecasts.demand.plans import plan_of, trend_holds_sequencing
 from forecasts.demand.sequencing import SequencingPlan, yearly_figures
 from forecasts.units import TB_PER_PB
 from planner.designs.inventory import CapacityStep, Inventory, existing_nodes, node_type_of
+from planner.designs.labels import labels_for
 
 
 def _fit(pk: int, metric: str) -> ForecastFit:
@@ -117,7 +118,7 @@ def design_chance(design: Any, ev: Any, *, n_paths: int | None = None) -> dict[s
     cached = cache.get(key)
     if cached is not None:  # newer fits can appear at any time: never cached
         links = (design.scenario.get("uncertainty") or {}).get("forecast") or {}
-        return dict(cached) | {"newer_fits": newer_fits(links) if isinstance(links, dict) else {}}
+        return _labelled(dict(cached) | {"newer_fits": newer_fits(links) if isinstance(links, dict) else {}})
     sc = design_scenario(design.scenario)
     assert sc.uncertainty is not None
     try:
@@ -131,7 +132,13 @@ def design_chance(design: Any, ev: Any, *, n_paths: int | None = None) -> dict[s
            "sources": demand.sources, "partial_years": demand.partial_years, "n_paths": demand.n_paths,
            "uncertainty": sc.uncertainty.to_dict(), "newer_fits": newer_fits(sc.uncertainty.forecast)}
     cache.set(key, out, 3600)
-    return out
+    return _labelled(out)
+
+
+def _labelled(chance: dict[str, Any]) -> dict[str, Any]:
+    """``labels``: each constraint of the report as a person reads it, with its unit ("Storage (TB)")."""
+    names = dict.fromkeys(c["constraint"] for y in chance["report"]["years"] for c in y["constraints"])
+    return chance | {"labels": labels_for(list(names))}
 
 
 def newer_fits(links: dict[str, int]) -> dict[str, int]:
@@ -447,7 +454,8 @@ def service_level_run_execute(run_id: int, job_id: int | None = None) -> Any:
             max_count_per_year=o.max_count_per_year, time_limit_s=o.time_limit_s, mip_rel_gap=o.mip_rel_gap,
             keep_purchases=o.keep_purchases)
         bought = [{"year": p.year, "item": p.node_type or p.storage_system, "count": p.count} for p in res.purchases]
-        level: dict[str, Any] = {"alpha": a, "status": res.status, "npv_usd": res.npv_usd, "message": res.message,
+        level: dict[str, Any] = {"alpha": a, "status": res.status, "mip_gap": res.mip_gap, "npv_usd": res.npv_usd,
+                                 "message": res.message,
                                  "purchases": bought, "in_sample_level": res.in_sample_level,
                                  "in_sample": {}, "out_of_sample": {}, "solve_seconds": res.solve_seconds}
         if res.evaluation is not None:

@@ -16,7 +16,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from planner.designs import charts
+from planner.designs import charts, compare_why
+from planner.designs.labels import check_label, constraint_label, run_status
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.scenario import ScenarioError
 from planner.designs.services import (
@@ -37,20 +38,15 @@ from planner.designs.uncertainty import DEFAULT_PATHS
 from planner.hardware.services import CatalogImportError
 from planner.roles import planner_required
 from planner.web.areas import AREAS_BY_SLUG
+from planner.web.textfiles import nul_line
 
 EXAMPLE = Path(settings.BASE_DIR) / "fixtures" / "scenarios" / "minerva_narrow_flash.yaml"
-CHECK_LABELS = {
-    "core_hours": "Compute (core-hours at target)", "genomes_per_day": "Genomes per day",
-    "storage_tb": "Online storage (TB at fullness limit)", "flash_tb": "Flash for days of ingest (TB)",
-    "metadata_files": "Metadata: files a policy scan covers", "bandwidth_gbps": "Bandwidth (GB/s)",
-    "budget_usd": "Capex within the yearly budget",
-}
-
 
 class ScenarioForm(forms.Form):
     scenario = forms.CharField(widget=forms.Textarea(attrs={"rows": 30, "spellcheck": "false", "class": "code"}),
                                required=False)
-    file = forms.FileField(required=False, help_text="or upload a scenario .yaml / .json")
+    file = forms.FileField(required=False, allow_empty_file=True,  # an empty file: our one-line error
+                           help_text="or upload a scenario .yaml / .json")
 
 
 def _band(scenario: dict[str, Any]) -> dict[str, Any] | None:
@@ -75,7 +71,8 @@ def _evaluated(design: Design, request: HttpRequest | None = None) -> Any:
 def _year_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for y in result["years"]:
-        checks = [c | {"label": CHECK_LABELS.get(c["name"], c["name"])} for c in y["checks"]]
+        checks = [c | {"label": check_label(c["name"]), "short_label": constraint_label(c["name"])}
+                  for c in y["checks"]]
         rows.append(y | {"checks": checks, "failed": sum(not c["passed"] for c in checks)})
     return rows
 
@@ -94,7 +91,7 @@ def _checks_by_name(result: dict[str, Any]) -> list[dict[str, Any]]:
             found = next((c for c in y["checks"] if c["name"] == name), None)
             cells.append(found)
         unit = next(c["unit"] for c in cells if c)
-        grid.append({"name": name, "label": CHECK_LABELS.get(name, name), "unit": unit, "cells": cells})
+        grid.append({"name": name, "label": check_label(name), "unit": unit, "cells": cells})
     return grid
 
 
@@ -122,7 +119,8 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
     design = get_object_or_404(Design, pk=pk)
     ev = _evaluated(design, request)
     ctx: dict[str, Any] = {"design": design, "ev": ev, "versions": _history(design),
-                           "runs": design.optimizer_runs.all()[:10],
+                           "runs": [{"run": r, "status": run_status(r.status, r.result, design.scenario, r.message)}
+                                    for r in design.optimizer_runs.all()[:10]],
                            "newer": design.revisions.order_by("-version").first(),
                            # a design with nothing bought states a problem: the plan the optimiser found for it
                            "solved_by": None if design.scenario.get("purchases") else design.optimizer_runs.filter(
@@ -174,9 +172,35 @@ def design_year_csv(request: HttpRequest, pk: int) -> HttpResponse:
     return resp
 
 
+SCENARIO_MAX_BYTES = 1 << 20  # a scenario is a few KB of YAML; a larger upload is the wrong file
+
+
+def _uploaded_text(upload: Any) -> str:
+    """The text of an uploaded scenario file, or ScenarioError with one line naming the file and the reason:
+    empty, too large, not UTF-8 text (with the line), or holding a NUL byte (a binary file)."""
+    name = Path(str(upload.name or "the file")).name
+    if not upload.size:
+        raise ScenarioError([f"{name}: the file is empty"])
+    if upload.size > SCENARIO_MAX_BYTES:
+        raise ScenarioError([f"{name}: {upload.size / 1024**2:,.1f} MB is too large for a scenario "
+                             f"(at most {SCENARIO_MAX_BYTES // 1024**2} MB of YAML or JSON text)"])
+    data = upload.read()
+    try:
+        text: str = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ScenarioError([f"{name} line {line}: not UTF-8 text (byte {exc.start}): a scenario is a YAML or "
+                             "JSON text file"]) from None
+    nul = nul_line(text)
+    if nul is not None:
+        raise ScenarioError([f"{name} line {nul}: a NUL byte (a binary or damaged file, not a scenario)"])
+    return text
+
+
 @planner_required
 def design_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
-    """Edit the scenario as YAML: 'Check' validates, 'Save and evaluate' stores a new version."""
+    """Edit the scenario as YAML: 'Check' validates, 'Save and evaluate' stores a new version. A bad upload
+    comes back as the form with one line naming the file and what is wrong with it; nothing is stored."""
     design = get_object_or_404(Design, pk=pk) if pk else None
     initial = design.scenario_yaml if design else EXAMPLE.read_text(encoding="utf-8")
     form = ScenarioForm(request.POST or None, request.FILES or None, initial={"scenario": initial})
@@ -184,12 +208,17 @@ def design_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
     checked = None
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data.get("file")
-        text = upload.read().decode("utf-8-sig") if upload else form.cleaned_data["scenario"]
-        if upload:
-            form = ScenarioForm(initial={"scenario": text})
+        name = Path(str(upload.name or "the file")).name if upload else None
+        text = form.cleaned_data["scenario"]
         try:
-            data = scenario_parse_text(text)
-            sc = design_scenario(data)
+            if upload:
+                text = _uploaded_text(upload)
+                form = ScenarioForm(initial={"scenario": text})
+            data = scenario_parse_text(text, name=name)
+            try:
+                sc = design_scenario(data)
+            except ScenarioError as exc:  # a valid mapping with wrong fields: say which file they are in
+                raise ScenarioError([f"{name}: {e}" for e in exc.errors] if name else exc.errors) from None
             if request.POST.get("action") == "check":
                 checked = (f"Valid: {sc.design.start_year}-{sc.design.end_year}, {len(sc.design.purchases)} "
                            f"purchase lines, {len(sc.design.existing)} existing items.")
@@ -204,6 +233,7 @@ def design_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
                 return redirect("designs:detail", pk=new.pk)
         except ScenarioError as exc:
             errors = exc.errors
+            # an unreadable upload leaves the text area as it was; a readable one shows the file's text
             form = ScenarioForm(initial={"scenario": text})
     return render(request, "designs/edit.html", {"form": form, "design": design, "errors": errors,
                                                  "checked": checked})
@@ -253,33 +283,69 @@ def _fix_hints(result: dict[str, Any], scenario: dict[str, Any]) -> list[str]:
     for s in result.get("shortfalls") or []:
         if s["constraint"] == "budget_usd":
             continue
-        hints.append(f"Lower {s['constraint']} demand in {s['year']} by {s['shortfall']:,.4g} {s['unit']} "
+        hints.append(f"Lower the demand for {constraint_label(s['constraint'])} in {s['year']} by "
+                     f"{s['shortfall']:,.4g} {s['unit']} "
                      f"(to {s['required'] - s['shortfall']:,.4g}), or allow node types / storage systems sold in "
                      f"{s['year']} (optimize.node_types, optimize.storage_systems).")
     return hints
 
 
+def _pct(value: Any) -> str:
+    return f"{100 * float(value):g}%"
+
+
+PARAM_WORDS: dict[str, tuple[str, Any]] = {  # a run's parameters as the page names them
+    "time_limit_s": ("time limit", lambda v: f"{float(v):g} s"),
+    "keep_purchases": ("keeps the design's purchases", lambda v: "yes" if v else "no"),
+    "service_level": ("service level", _pct),
+    "levels": ("cost drawn at", lambda v: ", ".join(_pct(x) for x in v) if isinstance(v, list) else v),
+    "paths": ("demand paths", lambda v: f"{v:,}" if isinstance(v, int) else v),
+    "mip_rel_gap": ("gap asked for", _pct),
+}
+
+
 def _run_params(run: OptimizerRun) -> list[tuple[str, Any]]:
-    """The run's parameters as the page prints them. A service-level run started without a path count
+    """The run's parameters as the page prints them, in words. A service-level run started without a path count
     (``paths`` None) uses the scenario's: the page says so, with the count (the one drawn, once done)."""
     out: list[tuple[str, Any]] = []
     for key, value in (run.params or {}).items():
+        if key == "kind":  # the lead already says which kind of plan this is
+            continue
         if key == "paths" and value is None:
             drawn = ((run.result or {}).get("service_level") or {}).get("paths")
             own = ((run.design.scenario or {}).get("uncertainty") or {}).get("paths", DEFAULT_PATHS)
-            value = f"{drawn or own:,} (the scenario's)"
-        out.append((key, value))
+            out.append((PARAM_WORDS["paths"][0], f"{drawn or own:,} (the scenario's)"))
+            continue
+        name, words = PARAM_WORDS.get(key, (key.replace("_", " "), lambda v: v))
+        try:
+            out.append((name, words(value)))
+        except (TypeError, ValueError):
+            out.append((name, value))
     return out
+
+
+def _labelled_result(run: OptimizerRun) -> dict[str, Any]:
+    """The run's result with words for what the page shows raw: each shortfall's constraint, and the status
+    of each service level on the cost-of-confidence curve."""
+    res = dict(run.result or {})
+    res["shortfalls"] = [s | {"label": constraint_label(s["constraint"])} for s in res.get("shortfalls") or []]
+    sl = res.get("service_level")
+    if sl:
+        curve = [lv | {"status_label": run_status(lv["status"], {"mip_gap": lv.get("mip_gap")}, run.design.scenario,
+                                                  lv.get("message", ""))} for lv in sl.get("curve") or []]
+        res["service_level"] = sl | {"curve": curve}
+    return res
 
 
 @planner_required
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(OptimizerRun.objects.select_related("design", "job"), pk=pk)
-    ctx: dict[str, Any] = {"run": run, "design": run.design, "params": _run_params(run)}
+    ctx: dict[str, Any] = {"run": run, "design": run.design, "params": _run_params(run),
+                           "status": run_status(run.status, run.result, run.design.scenario, run.message)}
     done = run.status not in (OptimizerRun.Status.QUEUED, OptimizerRun.Status.RUNNING)
     ctx["done"] = done
     if done and run.result:
-        res = run.result
+        res = _labelled_result(run)
         ctx["result"] = res
         ctx["hints"] = _fix_hints(res, run.design.scenario) if run.status == OptimizerRun.Status.INFEASIBLE else []
         if res.get("evaluation"):
@@ -307,51 +373,8 @@ def run_save_design(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def why_sentence(items: list[dict[str, Any]]) -> str | None:
-    """A generated sentence saying why the cheaper-per-genome design wins, with the numbers.
-
-    Compares the designs at the year both have their largest genomes/day capacity in common (the
-    first year where the best design peaks), on cost per genome, genomes/day and wall core-hours.
-    """
-    usable = [i for i in items if i["ev"]]
-    if len(usable) < 2:
-        return None
-
-    def at(item: dict[str, Any], year: int) -> dict[str, Any]:
-        return next(y for y in item["ev"].result["years"] if y["year"] == year)
-
-    common = set.intersection(*({y["year"] for y in i["ev"].result["years"]} for i in usable))
-    if not common:
-        return None
-    best_item = max(usable, key=lambda i: max((at(i, y)["genomes_per_day_capacity"] or 0) for y in common))
-    year = max(sorted(common), key=lambda y: at(best_item, y)["genomes_per_day_capacity"] or 0)
-    ranked = sorted(usable, key=lambda i: at(i, year)["cost_per_genome_usd"] or float("inf"))
-    win, lose = ranked[0], ranked[-1]
-    w, lo = at(win, year), at(lose, year)
-    if not w["cost_per_genome_usd"]:
-        return None
-    if not lo["cost_per_genome_usd"] or not lo["genomes_per_day_capacity"]:  # the loser serves no genomes
-        why = ""
-        if lo.get("turnaround_hours") and w.get("turnaround_hours"):
-            why = (f": each genome would take {lo['turnaround_hours']:,.0f} h there against "
-                   f"{w['turnaround_hours']:,.0f} h, "
-                   f"holding {lo['wall_core_hours_per_genome']:,.0f} core-hours on {lo['pipeline_storage']} instead of "
-                   f"{w['wall_core_hours_per_genome']:,.0f} on {w['pipeline_storage']}")
-        return (f"In {year}, {win['design'].name} analyses {w['genomes_per_day_capacity']:,.0f} genomes/day at "
-                f"${w['cost_per_genome_usd']:,.0f} each; {lose['design'].name} cannot meet the genomes demand{why}.")
-    parts = [
-        f"In {year}, {win['design'].name} analyses a genome for ${w['cost_per_genome_usd']:,.0f} against "
-        f"${lo['cost_per_genome_usd']:,.0f} for {lose['design'].name} "
-        f"({lo['cost_per_genome_usd'] / w['cost_per_genome_usd']:.1f}x cheaper)",
-        f"it sustains {w['genomes_per_day_capacity']:,.0f} genomes/day against {lo['genomes_per_day_capacity']:,.0f} "
-        f"with {w['cores']:,} cores against {lo['cores']:,}",
-    ]
-    if w["wall_core_hours_per_genome"] and lo["wall_core_hours_per_genome"]:
-        parts.append(
-            f"because each genome holds {w['wall_core_hours_per_genome']:,.0f} wall core-hours on "
-            f"{w['pipeline_storage']} instead of {lo['wall_core_hours_per_genome']:,.0f} on {lo['pipeline_storage']} "
-            f"({lo['wall_core_hours_per_genome'] / w['wall_core_hours_per_genome']:.1f}x fewer)"
-        )
-    return "; ".join(parts[:2]) + (", " + parts[2] if len(parts) > 2 else "") + "."
+    """The comparison's sentence (planner.designs.compare_why) for the evaluated designs compared."""
+    return compare_why.why_sentence([(i["design"].name, i["ev"].result["years"]) for i in items if i["ev"]])
 
 
 @planner_required
@@ -395,7 +418,8 @@ def compare(request: HttpRequest) -> HttpResponse:
         row = {"year": y, "cells": []}
         for it in items:
             yy = next((x for x in it["ev"].result["years"] if x["year"] == y), None) if it["ev"] else None
-            row["cells"].append(yy)
+            row["cells"].append(yy and yy | {"checks": [c | {"label": constraint_label(c["name"])}
+                                                        for c in yy["checks"]]})
         per_year.append(row)
     ctx = {
         "items": items, "chosen": chosen, "all_designs": all_designs, "table": table, "per_year": per_year,

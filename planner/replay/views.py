@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from forecasts.accounting.models import Cluster
+from forecasts.accounting.models import Cluster, Department
 from planner.designs.models import Design
 from planner.replay import charts
 from planner.replay.services import WHAT_IF_SCALES, ReplayError, design_replay_latest, design_replay_start
@@ -62,8 +62,10 @@ def _groups(result: dict[str, Any], group: str, *, by_jobs: bool = True) -> dict
     names = list(today) + [n for n in then if n not in today]  # job sizes: smallest first
     if by_jobs:  # departments: most jobs first
         names.sort(key=lambda n: -(today.get(n) or then.get(n) or {}).get("jobs", 0))
+    # departments are stored by code (replays made before stay readable): shown by name
+    label = dict(Department.objects.filter(code__in=names).values_list("code", "name")) if by_jobs else {}
     return {"year": last["year"],
-            "rows": [{"name": n, "jobs": (today.get(n) or {}).get("jobs", 0),
+            "rows": [{"name": label.get(n, n), "jobs": (today.get(n) or {}).get("jobs", 0),
                       "today": (today.get(n) or {}).get("p95_wait"), "then": (then.get(n) or {}).get("p95_wait")}
                      for n in names]}
 

@@ -17,9 +17,10 @@ from forecasts.chargeback.models import Statement
 from forecasts.demand.growth.calendar import add_months
 from forecasts.demand.models import ForecastFit
 from forecasts.storage.models import StorageSnapshot
+from forecasts.units import YEAR_AGGREGATE
 from forecasts.usage.cache import rollup_cached
 from forecasts.usage.selectors import usage_filtered
-from planner.designs.models import Design
+from planner.designs.services import design_latest_versions
 from planner.hardware.models import Benchmark, NodeType, StorageSystem
 from planner.reports.models import GrantReport
 from planner.roles import scope_by_department, sees_everything
@@ -80,8 +81,8 @@ def area_status(user: Any) -> dict[str, str]:
     """One line per area saying what is there (the area card shows it under its question)."""
     status: dict[str, str] = {}
     usage = usage_totals(user)
-    snapshots, node_types, storage_systems, benchmarks, designs, reports = row_counts(
-        StorageSnapshot, NodeType, StorageSystem, Benchmark, Design, GrantReport)
+    snapshots, node_types, storage_systems, benchmarks, reports = row_counts(
+        StorageSnapshot, NodeType, StorageSystem, Benchmark, GrantReport)
     if usage["jobs"]:
         status["usage"] = (f"{usage['jobs']:,} jobs from {usage['clusters']} cluster"
                            f"{'s' if usage['clusters'] != 1 else ''}; {snapshots} storage scan"
@@ -89,15 +90,19 @@ def area_status(user: Any) -> dict[str, str]:
     status |= chargeback_status(user)
     if not sees_everything(user):
         return status
-    fits = (ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS).order_by("-created_at")
+    fits = (ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS, external_series__isnull=True)
+            .order_by("-created_at")
             .select_related("cluster", "department", "exclude_department", "external_series")
             .defer("result", "values", "errors", "options"))  # the series label and yearly rows only
     # the whole site's series when there is one, else the latest of any
     fit = fits.filter(department__isnull=True, exclude_department__isnull=True).first() or fits.first()
     if fit is not None and fit.yearly:
-        status["forecasts"] = forecast_status(fit.series_label, fit.yearly)
+        where = fit.series_label.removesuffix(f" / {fit.get_metric_display()}")  # the units say the metric
+        status["forecasts"] = forecast_status(where, fit.yearly, metric=fit.metric)
     if node_types:
         status["hardware"] = f"{node_types} node types, {storage_systems} storage systems, {benchmarks} benchmarks"
+    # as the designs page lists them: one row per design, its latest version (older versions are history)
+    designs = design_latest_versions().count()
     if designs:
         status["designs"] = f"{designs} design{'s' if designs != 1 else ''}"
     if reports:
@@ -105,15 +110,39 @@ def area_status(user: Any) -> dict[str, str]:
     return status
 
 
-def forecast_status(label: str, yearly: list[dict[str, Any]]) -> str:
+# How a year's figure reads per metric: flows are the year's months summed, a stock its last month, users a mean
+YEAR_FIGURE = {
+    "core_hours": ("core-hours", "in total"),
+    "jobs": ("jobs", "in total"),
+    "storage_pb": ("PB", "stored at year end"),
+    "active_users": ("active users", "a month on average"),
+}
+
+
+def _amount(value: float, scale: float) -> str:
+    if scale >= 1e6:
+        return f"{value / 1e6:,.1f} M"
+    if scale >= 1e3:
+        return f"{value / 1e3:,.1f} k"
+    return f"{value:,.3g}" if scale < 10 else f"{value:,.0f}"
+
+
+def forecast_status(label: str, yearly: list[dict[str, Any]], *, metric: str = "core_hours") -> str:
     """The dashboard's forecast line: the last forecast year that is a whole year (12 months
-    observed + forecast); a part year is never quoted as a year's total."""
+    observed + forecast), said to be the year's figure (a total for core-hours and jobs, the year-end
+    stock for storage) in the metric's units; a part year is never quoted as a year's total."""
     future = [y for y in yearly if y.get("periods_forecast")]
     whole = [y for y in future if y.get("complete", True)]
     if whole:
         row = whole[-1]
-        return (f"{label}: {row['year']} median {row['median'] / 1e6:,.1f} M core-hours "
-                f"(80%: {row['p10'] / 1e6:,.1f}–{row['p90'] / 1e6:,.1f} M)")
+        unit, how = YEAR_FIGURE.get(metric, (metric, YEAR_AGGREGATE.get(metric, "")))
+        scale = abs(row["median"])
+
+        low, high = _amount(row["p10"], scale), _amount(row["p90"], scale)
+        if low.endswith((" M", " k")):
+            low = low[:-2]  # "28.2–44.3 M": one multiplier for the range
+        return (f"{label}: {row['year']} (whole year): {_amount(row['median'], scale)} {unit} {how}, "
+                f"80% range {low}–{high}")
     if future:
         row = future[-1]
         months = row.get("periods_observed", 0) + row["periods_forecast"]
@@ -123,4 +152,11 @@ def forecast_status(label: str, yearly: list[dict[str, Any]]) -> str:
 
 
 def visible_departments(user: Any) -> Any:
+    """All the departments the user sees, the Unassigned bucket (usage not yet mapped) included."""
     return scope_by_department(Department.objects.all(), user, field="id")
+
+
+def named_departments(departments: Any) -> list[Any]:
+    """The real departments among ``departments``: the Unassigned bucket is not one (the demo and the
+    organisation file count departments without it)."""
+    return [d for d in departments if d.code != "unassigned" and d.name != Department.UNASSIGNED]

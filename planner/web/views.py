@@ -15,9 +15,10 @@ from planner.web.areas import AREAS, AREAS_BY_SLUG
 
 def dashboard(request: HttpRequest) -> HttpResponse:
     from forecasts.usage.charts import usage_figure
-    from planner.web.dashboard import area_status, headline, visible_departments
+    from planner.web.dashboard import area_status, headline, named_departments, visible_departments
 
-    departments = visible_departments(request.user)
+    visible = visible_departments(request.user)
+    departments = named_departments(visible)
     status = area_status(request.user)
     areas = [{"area": a, "status": status.get(a.slug, "")} for a in AREAS
              if sees_everything(request.user) or not a.planners_only]
@@ -28,7 +29,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
                               title="Core-hours per month by department, all history")
     return render(request, "dashboard.html", {
         "areas": areas, "departments": departments, "headline": top, "figure": figure,
-        "project_count": Project.objects.filter(department__in=departments).count(),
+        "unassigned": len(departments) < len(visible),
+        "project_count": Project.objects.filter(department__in=visible).count(),
     })
 
 

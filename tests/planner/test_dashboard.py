@@ -52,3 +52,38 @@ def test_the_chargeback_card_quotes_the_last_whole_month_and_names_the_partial_o
     html = login(client, planner_user).get("/").content.decode()
     assert "February 2025: $4,000.00 across 1 department statement (March 2025 so far: partial" in html
     assert "March 2025: $300.00" not in html
+
+
+def test_the_forecast_card_says_the_figure_is_the_whole_year_s_in_the_fit_s_own_units() -> None:
+    from planner.web.dashboard import forecast_status
+
+    year = {"year": 2022, "periods_observed": 0, "periods_forecast": 12, "complete": True}
+    line = forecast_status("nexus / all departments", [{**year, "median": 35.3e6, "p10": 28.2e6, "p90": 44.3e6}])
+    assert line == ("nexus / all departments: 2022 (whole year): 35.3 M core-hours in total, "
+                    "80% range 28.2–44.3 M")
+    storage = forecast_status("all clusters / all departments",
+                              [{**year, "median": 5.6, "p10": 5.2, "p90": 6.1}], metric="storage_pb")
+    assert storage.endswith("2022 (whole year): 5.6 PB stored at year end, 80% range 5.2–6.1")
+    assert "core-hours" not in storage and " M" not in storage
+
+
+def test_the_dashboard_counts_departments_and_designs_as_their_pages_list_them(
+        tmp_path: Path, client: Any, admin_user: Any, departments: Any) -> None:
+    from forecasts.accounting.models import Department
+    from forecasts.demand.series import SeriesSpec, forecast_fit_create
+    from planner.designs.models import Design
+    from tests.forecasts.forecast_factories import usage_history
+
+    Department.objects.create(code="unassigned", name=Department.UNASSIGNED)  # a bucket, not a department
+    usage_history(departments, months=36)
+    forecast_fit_create(SeriesSpec("core_hours"), horizon_months=24)
+    first = Design.objects.create(name="wide", scenario_yaml="{}", scenario={})
+    Design.objects.create(name="wide", scenario_yaml="{}", scenario={}, version=2, parent=first)
+    Design.objects.create(name="narrow", scenario_yaml="{}", scenario={})
+    html = login(client, admin_user).get("/").content.decode()
+    assert '<span class="kpi-value">2</span><span class="kpi-label">departments,' in html
+    assert 'id="unassigned-note"' in html
+    assert "2 designs" in html and "3 designs" not in html  # as /designs/ lists them: the latest versions
+    card = html.split("<h2>Forecasts</h2>", 1)[1].split("</a>", 1)[0]
+    assert "all clusters / all departments: 2024 (whole year):" in card and "core-hours in total" in card
+    assert "per month" not in card

@@ -143,7 +143,8 @@ def test_an_optimiser_run_stores_the_plan_and_can_be_saved_as_a_design(client: A
     assert run.status in ("optimal", "gap")
     assert run.result["evaluation"]["feasible"] is True
     saved = optimizer_run_save_design(run=run)
-    assert saved.description.startswith(f'The purchases optimiser run #{run.pk} ({run.status}, gap ')
+    words = "optimal: the cheapest possible plan" if run.status == "optimal" else "within "
+    assert saved.description.startswith(f"The purchases optimiser run #{run.pk} ({words}")  # words, not "gap"
     assert f'chose for "{designs["optimised"].name}"' in saved.description
     ev = design_evaluate(design=saved)
     assert ev.feasible

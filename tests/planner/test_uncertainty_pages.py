@@ -67,7 +67,7 @@ def test_buying_for_a_service_level_shows_the_plan_the_out_of_sample_share_and_t
     assert resp.status_code == 302 and resp["Location"] == f"/designs/runs/{run.pk}/"
     queued = client.get(f"/designs/runs/{run.pk}/").content.decode()
     # no path count asked for: the scenario's applies, and the page says which (not "paths = None")
-    assert run.params["paths"] is None and "paths = 300 (the scenario&#x27;s)" in queued and "None" not in queued
+    assert run.params["paths"] is None and "demand paths: 300 (the scenario&#x27;s)" in queued and "None" not in queued
     service_level_run_execute(run.pk)  # what the worker does (the worker path is tested for the optimiser)
     run.refresh_from_db()
     sl = run.result["service_level"]
@@ -78,7 +78,10 @@ def test_buying_for_a_service_level_shows_the_plan_the_out_of_sample_share_and_t
     html = client.get(f"/designs/runs/{run.pk}/").content.decode()
     assert "Bought for 90% of the demand paths" in html and 'id="confidence-table"' in html
     assert "10,000 independent paths" in html and "fig-confidence" in html
-    assert "paths = 300 (the scenario&#x27;s)" in html and "paths = None" not in html
+    assert "demand paths: 300 (the scenario&#x27;s)" in html and "paths: None" not in html
+    assert "service level: 90%" in html and "service_level" not in html.split("<h1>")[1].split("</p>")[0]
+    levels = html.split('id="confidence-table"')[1].split("</table>")[0]  # each level's status in words
+    assert levels.count("Optimal: the cheapest possible plan") == 4 and ">optimal<" not in levels
     # the cost of confidence downloads as CSV, one row per level with the figures of the run
     import csv
     import io

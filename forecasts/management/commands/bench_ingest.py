@@ -56,7 +56,8 @@ def _job_line(job: JobRecord, cluster_id: int, identity_id: int) -> str:
 
 
 class _ChildPeaks:
-    """The peak resident memory of this process's children (the parser process), read while they run.
+    """The peak resident memory of the children this process starts inside the ``with`` block (the parser
+    process), read while they run.
 
     ``RUSAGE_CHILDREN`` cannot be used: Linux carries the parent's high-water mark into a child at its
     exec (the memory a forked or vforked child shares with its parent until then), so a parser started
@@ -69,10 +70,12 @@ class _ChildPeaks:
     def __init__(self, every: float = 0.05) -> None:
         self.every = every
         self.peaks: dict[int, int] = {}  # pid -> VmHWM, kB
+        self._before: set[int] = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="bench-child-peaks", daemon=True)
 
     def __enter__(self) -> _ChildPeaks:
+        self._before = set(_children(os.getpid()))  # only children started inside the block are counted
         self._thread.start()
         return self
 
@@ -89,7 +92,8 @@ class _ChildPeaks:
     def sample(self) -> None:
         own = _cmdline(os.getpid())
         for pid in _children(os.getpid()):
-            if _cmdline(pid) in (own, None):  # not exec'd yet (or gone): its memory is still ours
+            # started before the block, or not exec'd yet (its memory still ours), or gone
+            if pid in self._before or _cmdline(pid) in (own, None):
                 continue
             kb = _vm_hwm_kb(pid)
             if kb is not None:

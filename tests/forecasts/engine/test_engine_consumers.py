@@ -203,7 +203,7 @@ def test_the_dashboard_never_quotes_a_part_year_as_a_year() -> None:
          "complete": False},
     ]
     line = forecast_status("minerva", yearly)
-    assert "2028 median 30.0 M" in line and "2029" not in line
+    assert "2028 (whole year): 30.0 M core-hours in total, 80% range 25.0–35.0 M" in line and "2029" not in line
     only_part = forecast_status("minerva", yearly[1:])
     assert "no whole forecast year yet" in only_part and "11 of 12 months" in only_part
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import resource
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -30,7 +31,13 @@ def test_a_childs_peak_is_its_own_not_its_parents() -> None:
     assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 > 300
 
 
-def test_no_children_no_peak() -> None:
-    with _ChildPeaks(every=0.01) as peaks:
-        pass
-    assert peaks.largest_mb == 0.0
+def test_no_children_no_peak_and_children_started_before_are_not_counted() -> None:
+    earlier = subprocess.Popen([sys.executable, "-c", CHILD.format(mb=80).replace("0.5", "3")])
+    try:
+        time.sleep(1.0)  # running, exec'd and 80 MB resident before the block starts
+        with _ChildPeaks(every=0.01) as peaks:
+            time.sleep(0.3)
+        assert peaks.largest_mb == 0.0
+    finally:
+        earlier.kill()
+        earlier.wait()

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.utils.html import escape
 
+from forecasts.accounting.models import Department
 from planner.replay.services import (
     WHAT_IF_SCALES,
     design_growth,
@@ -89,6 +91,9 @@ def test_a_design_replay_stores_every_year_and_the_page_shows_it(client: Any, pl
     assert "<script>" not in html.split('id="queue-waits"')[1]  # data in json_script only, code in static files
     departments = html.split('id="queue-waits-departments"')[1].split("</table>")[0]
     assert "95th-percentile wait by department: today and in 2019" in departments
+    shown = {d.code: d.name for d in Department.objects.filter(code__in=res["today"]["by_department"])}
+    assert shown and all(f"<td>{escape(name)}</td>" in departments for name in shown.values())  # names, not codes
+    assert all(f"<td>{code}</td>" not in departments for code, name in shown.items() if code != name)
     sizes = html.split('id="queue-waits-sizes"')[1].split("</table>")[0]
     assert sizes.index("<td>1</td>") < sizes.index("<td>2-4</td>")  # job sizes smallest first
 

@@ -1,0 +1,106 @@
+"""What the design pages call things: constraint names and optimiser statuses in words a director reads
+(pure core: no Django; the API keeps the raw names beside these labels)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# The year table's row labels: what each constraint compares.
+CHECK_LABELS = {
+    "core_hours": "Compute (core-hours at target)", "genomes_per_day": "Genomes per day",
+    "storage_tb": "Online storage (TB at fullness limit)", "flash_tb": "Flash for days of ingest (TB)",
+    "metadata_files": "Metadata: files a policy scan covers", "bandwidth_gbps": "Bandwidth (GB/s)",
+    "budget_usd": "Capex within the yearly budget",
+}
+# Column headers and inline mentions: the quantity, with its unit.
+SHORT_LABELS = {
+    "core_hours": "Core-hours", "genomes_per_day": "Genomes/day", "storage_tb": "Storage (TB)",
+    "flash_tb": "Flash (TB)", "metadata_files": "Metadata (files)", "bandwidth_gbps": "Bandwidth (GB/s)",
+    "budget_usd": "Budget (USD)", "ingest_tb_per_day": "Ingest (TB/day)", "files": "Files",
+}
+
+
+def _words(name: str) -> str:
+    text = str(name).replace("_", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def check_label(name: str) -> str:
+    """The year table's label of a constraint ("Compute (core-hours at target)"); an unknown one in words."""
+    return CHECK_LABELS.get(name, _words(name))
+
+
+def constraint_label(name: str) -> str:
+    """A constraint as a header names it, with its unit ("Storage (TB)"); an unknown one in words."""
+    return SHORT_LABELS.get(name, _words(name))
+
+
+def labels_for(names: list[str]) -> dict[str, str]:
+    return {n: constraint_label(n) for n in names}
+
+
+# An optimiser run's status -> how its words read: ok (a plan to use), warn (a plan, but the solver stopped
+# before proving it within the gap asked for), error (no plan), muted (not finished).
+DEFAULT_GAP = 1e-3  # planner.designs.scenario.OptimizeOptions.mip_rel_gap
+_GAP_IN_MESSAGE = re.compile(r"relative gap ([0-9.]+)%")
+
+
+def _gap_text(gap: float) -> str:
+    return f"{100 * gap:.2f}%" if gap >= 5e-5 else "0.01%"
+
+
+def message_gap(message: Any) -> float | None:
+    """The relative gap a solver message states ("...; relative gap 0.290%"), for results stored without one."""
+    found = _GAP_IN_MESSAGE.search(str(message or ""))
+    return float(found.group(1)) / 100 if found else None
+
+
+def status_label(status: str, *, mip_gap: float | None = None, requested_gap: float | None = None,
+                 message: str = "") -> tuple[str, str]:
+    """(label, tone) of an optimiser status ("optimal", "gap", "infeasible", "time_limit", "failed",
+    "queued", "running"). "gap" is a plan within ``mip_gap`` of the cheapest possible one: a success when
+    that is within the gap asked for (``requested_gap``, the scenario's optimize.mip_rel_gap), otherwise the
+    solver stopped at its time limit first."""
+    if status == "optimal":
+        return "Optimal: the cheapest possible plan", "ok"
+    if status == "gap":
+        if mip_gap is None:
+            mip_gap = message_gap(message)
+        if mip_gap is None:
+            return "A plan close to the cheapest possible (stopped at the time limit)", "warn"
+        asked = DEFAULT_GAP if requested_gap is None else requested_gap
+        head = f"Within {_gap_text(mip_gap)} of the cheapest possible plan"
+        if mip_gap <= asked * (1 + 1e-9) + 1e-12:
+            return head, "ok"
+        return f"{head} (stopped at the time limit)", "warn"
+    if status == "infeasible":
+        return "Infeasible: no plan meets every constraint", "error"
+    if status == "time_limit":
+        return "Stopped at the time limit before finding any plan", "error"
+    if status == "failed":
+        reason = str(message or "").strip().splitlines()
+        first = reason[0] if reason else "no reason recorded"
+        return f"Failed: {first[:200]}", "error"
+    if status == "queued":
+        return "Queued", "muted"
+    if status == "running":
+        return "Running", "muted"
+    return _words(status), "muted"
+
+
+def scenario_gap(scenario: dict[str, Any] | None) -> float:
+    """The relative gap a design's scenario asks the optimiser for (optimize.mip_rel_gap)."""
+    raw = ((scenario or {}).get("optimize") or {}).get("mip_rel_gap")
+    try:
+        return DEFAULT_GAP if raw is None else float(raw)
+    except (TypeError, ValueError):
+        return DEFAULT_GAP
+
+
+def run_status(status: str, result: dict[str, Any] | None, scenario: dict[str, Any] | None,
+               message: str = "") -> dict[str, str]:
+    """{"label", "tone"} of a stored run (its result's mip_gap against the scenario's requested gap)."""
+    label, tone = status_label(status, mip_gap=(result or {}).get("mip_gap"), requested_gap=scenario_gap(scenario),
+                               message=message or (result or {}).get("message", ""))
+    return {"label": label, "tone": tone}
