@@ -17,13 +17,26 @@ class HorizonError(ValueError):
 def horizon_months(value: Any) -> tuple[int, bool]:
     """(months, defaulted): blank is the default (and says so: ``defaulted``); anything else must be a
     whole number in range, refused otherwise rather than clamped (a typo must not become another horizon)."""
+    return _whole(value, HORIZON_MONTHS_DEFAULT, HORIZON_MONTHS_MAX, HORIZON_RULE)
+
+
+HORIZON_PERIODS_DEFAULT = 5  # an external series' own periods (years, quarters, months ...), as the API's default
+HORIZON_PERIODS_RULE = f"a whole number of periods from 1 to {HORIZON_MONTHS_MAX}"
+
+
+def horizon_periods(value: Any) -> int:
+    """An external series' horizon in its own periods: the same rule as :func:`horizon_months` (blank: 5)."""
+    return _whole(value, HORIZON_PERIODS_DEFAULT, HORIZON_MONTHS_MAX, HORIZON_PERIODS_RULE)[0]
+
+
+def _whole(value: Any, default: int, high: int, rule: str) -> tuple[int, bool]:
     text = "" if value is None else str(value).strip()
     if not text:
-        return HORIZON_MONTHS_DEFAULT, True
+        return default, True
     try:
-        months = int(text)
+        number = int(text)
     except ValueError:
-        raise HorizonError(f"horizon: expected {HORIZON_RULE}, got {text[:40]!r}") from None
-    if not HORIZON_MONTHS_MIN <= months <= HORIZON_MONTHS_MAX:
-        raise HorizonError(f"horizon: expected {HORIZON_RULE}, got {months}")
-    return months, False
+        raise HorizonError(f"horizon: expected {rule}, got {text[:40]!r}") from None
+    if not HORIZON_MONTHS_MIN <= number <= high:
+        raise HorizonError(f"horizon: expected {rule}, got {number}")
+    return number, False

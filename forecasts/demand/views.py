@@ -19,7 +19,13 @@ from django.views.decorators.http import require_POST
 from forecasts.demand import charts
 from forecasts.demand.external import ExternalSeriesError, describe_gaps, external_series_create, forecast_csv
 from forecasts.demand.fit_inputs import fit_inputs
-from forecasts.demand.horizon import HORIZON_MONTHS_DEFAULT, HORIZON_RULE, HorizonError, horizon_months
+from forecasts.demand.horizon import (
+    HORIZON_MONTHS_DEFAULT,
+    HORIZON_RULE,
+    HorizonError,
+    horizon_months,
+    horizon_periods,
+)
 from forecasts.demand.models import ExternalSeries, ForecastFit, SequencerPlan
 from forecasts.demand.plans import (
     combined_default_fit,
@@ -282,6 +288,7 @@ def series_list(request: HttpRequest) -> HttpResponse:
         try:
             if upload is None:
                 raise ExternalSeriesError("choose a CSV file to upload")
+            horizon = horizon_periods(request.POST.get("horizon"))  # refused before anything is stored
             text = upload_text(upload.read(), upload.name)
             gaps: list[int] = []
             series = external_series_create(
@@ -292,10 +299,10 @@ def series_list(request: HttpRequest) -> HttpResponse:
             )
             if gaps:
                 messages.info(request, f"{upload.name}: {describe_gaps(gaps)}: kept as gaps, not as zeros")
-            external_fit_create(series, horizon=_int(request.POST.get("horizon"), 5, 1, 120),
+            external_fit_create(series, horizon=horizon,
                                 log={"auto": None, "log": True, "raw": False}.get(request.POST.get("log", "auto")),
                                 user=request.user)
-        except (ExternalSeriesError, SeriesError, UploadTextError) as exc:
+        except (ExternalSeriesError, SeriesError, UploadTextError, HorizonError) as exc:
             error = str(exc)
         else:
             return redirect("forecast-series", pk=series.pk)
@@ -311,12 +318,12 @@ def series_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
         try:
             fit = external_fit_create(
-                series, horizon=_int(request.POST.get("horizon"), 5, 1, 120),
+                series, horizon=horizon_periods(request.POST.get("horizon")),
                 family=request.POST.get("family") or None,
                 log={"auto": None, "log": True, "raw": False}.get(request.POST.get("log", "auto")),
                 backtest_origins=_int(request.POST.get("backtest"), 12, 0, 60), user=request.user,
             )
-        except SeriesError as exc:
+        except (SeriesError, HorizonError) as exc:
             messages.error(request, str(exc))
         else:
             messages.success(request, f"Refitted: {fit.family} chosen.")

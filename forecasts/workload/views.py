@@ -17,7 +17,7 @@ from forecasts.storage.models import StorageSnapshot
 from forecasts.storage.selectors import storage_overview
 from forecasts.storage.services import snapshot_message
 from forecasts.usage.selectors import usage_queue_names
-from forecasts.usage.views import _month
+from forecasts.usage.views import month_params
 from forecasts.workload.charts import csv_rows, figures, storage_figures
 from forecasts.workload.selectors import departments_visible, workload_report
 from planner.roles import sees_everything
@@ -25,8 +25,9 @@ from planner.roles import sees_everything
 
 def _filters(request: HttpRequest, **override: Any) -> dict[str, Any]:
     g = request.GET
-    return {"user": request.user, "cluster": g.get("cluster") or None, "start": _month(g.get("start")),
-            "end": _month(g.get("end")), "department": override.get("department") or g.get("department") or None,
+    start, end, _ = month_params(request)  # as the Usage page reads them: an inverted range swapped
+    return {"user": request.user, "cluster": g.get("cluster") or None, "start": start,
+            "end": end, "department": override.get("department") or g.get("department") or None,
             "project": g.get("project") or None, "queue": g.get("queue") or None}
 
 
@@ -46,6 +47,7 @@ def workload(request: HttpRequest, department: str | None = None) -> HttpRespons
         "start_value": filters["start"].isoformat()[:7] if filters["start"] else "",
         "end_value": filters["end"].isoformat()[:7] if filters["end"] else "",
         "drill": next((d for d in depts if d.code == department), None),
+        "date_notices": month_params(request)[2],
         "charts": ["size", "runtime", "request", "ratio", "wait", "utilisation", "growth"],
     }
     return render(request, "usage/workload.html", context)

@@ -131,6 +131,24 @@ def test_uploading_a_series_fits_it_and_offers_the_forecast_csv(client: Client, 
     assert csv[0].startswith("date,kind,value_USD/TB,median") and csv[-1].startswith("2029-01-01,forecast")
 
 
+@pytest.mark.parametrize("horizon", ["abc", "0", "-2", "241", "2.5"])
+def test_a_series_horizon_out_of_range_is_refused_before_anything_is_stored(
+        client: Client, planner_user: Any, horizon: str) -> None:
+    login(client, planner_user)
+    upload = SimpleUploadedFile("prices.csv", PRICES.read_bytes(), content_type="text/csv")
+    resp = client.post("/forecasts/series/", {"name": "Disk", "units": "USD/TB", "frequency": "A",
+                                              "aggregate": "mean", "horizon": horizon, "log": "auto", "file": upload})
+    assert resp.status_code == 200 and not ExternalSeries.objects.exists()  # not clamped to another horizon
+    assert "horizon: expected a whole number of periods from 1 to 240, got" in resp.content.decode()
+    upload = SimpleUploadedFile("prices.csv", PRICES.read_bytes(), content_type="text/csv")
+    client.post("/forecasts/series/", {"name": "Disk", "units": "USD/TB", "frequency": "A", "aggregate": "mean",
+                                       "horizon": "", "log": "auto", "file": upload})  # blank: the default, 5
+    series = ExternalSeries.objects.get()
+    assert series.fits.get().options["horizon"] == 5
+    page = client.post(f"/forecasts/series/{series.pk}/", {"horizon": horizon}, follow=True).content.decode()
+    assert "horizon: expected a whole number of periods from 1 to 240" in page and series.fits.count() == 1
+
+
 def test_a_series_upload_with_blank_values_says_which_lines_are_gaps(client: Client, planner_user: Any) -> None:
     login(client, planner_user)
     rows = "year,value\n" + "".join(f"{2000 + i},{'' if i in (3, 6) else 100 + 5 * i}\n" for i in range(14))

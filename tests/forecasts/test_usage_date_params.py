@@ -53,3 +53,18 @@ def test_readable_months_in_order_raise_no_notice(client: Any, planner_user: Any
     login(client, planner_user)
     text = client.get(reverse("usage"), {"start": "2024-01", "end": "2024-02"}).content.decode()
     assert 'id="date-notices"' not in text
+
+
+@pytest.mark.parametrize(("params", "said"), [
+    ({"start": "garbage"}, "From month (start='garbage') is not a month and was ignored: use YYYY-MM"),
+    ({"start": "2025-01", "end": "2014-01"},
+     "From month 2025-01 is after To month 2014-01: showing 2014-01 to 2025-01"),
+])
+def test_the_workload_page_reads_months_as_the_usage_page_does(client: Any, planner_user: Any, usage: Any,
+                                                               params: dict[str, str], said: str) -> None:
+    login(client, planner_user)
+    response = client.get(reverse("workload"), params)
+    assert response.status_code == 200 and 'id="date-notices"' in response.content.decode()
+    assert said in html.unescape(response.content.decode())
+    if "end" in params:  # swapped, not an empty range: the same jobs as no filter at all
+        assert response.context["t"] == client.get(reverse("workload")).context["t"]
