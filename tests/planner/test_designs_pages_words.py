@@ -11,35 +11,20 @@ import yaml
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from planner.designs.models import Design, OptimizerRun
-from planner.designs.services import design_create, design_evaluate
 from tests.helpers import login
+from tests.planner.test_uncertainty_pages import SMALL as UNCERTAIN
+from tests.planner.test_uncertainty_pages import _design as _uncertain_design
+from tests.planner.test_uncertainty_pages import catalog  # noqa: F401 - the fixture every test here uses
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("catalog")]
 
-SMALL = {
-    "name": "Two years, two guesses",
-    "horizon": {"start_year": 2015, "end_year": 2016},
-    "demand": [{"year": 2015, "core_hours": 4.0e5, "storage_tb": 600},
-               {"year": 2016, "core_hours": 6.0e5, "storage_tb": 900}],
-    "constraints": {"flash_days": 0, "off": ["genomes_per_day", "ingest_tb_per_day", "files"]},
-    "purchases": [{"year": 2015, "node_type": "haswell", "count": 12},
-                  {"year": 2015, "storage_system": "ibm-gss26", "count": 1}],
-    "optimize": {"node_types": ["haswell"], "storage_systems": ["ibm-gss26"], "mip_rel_gap": 0.005},
-    "uncertainty": {"paths": 200, "seed": 4, "sigma_per_year": {"core_hours": 0.2, "storage_tb": 0.1}},
-}
-
-
-@pytest.fixture
-def catalog() -> None:
-    from planner.hardware.services import catalog_load_yaml
-
-    catalog_load_yaml()
+# the uncertainty pages' two-year design, asked to stop within 0.5 % (a status "within the requested gap")
+SMALL = UNCERTAIN | {"name": "Two years, two guesses", "optimize": UNCERTAIN["optimize"] | {"mip_rel_gap": 0.005},
+                     "uncertainty": UNCERTAIN["uncertainty"] | {"paths": 200}}
 
 
 def _design(**extra: Any) -> Design:
-    design = design_create(text=yaml.safe_dump(SMALL | extra))
-    design_evaluate(design=design)
-    return design
+    return _uncertain_design(SMALL, **extra)
 
 
 def _errors(html: str) -> list[str]:
@@ -75,8 +60,7 @@ def test_a_bad_scenario_upload_comes_back_as_the_form_with_one_line_naming_the_f
     assert Design.objects.count() == before
 
 
-def test_a_good_upload_is_saved_and_its_field_errors_name_the_file(client: Any, planner_user: Any,
-                                                                   catalog: None) -> None:
+def test_a_good_upload_is_saved_and_its_field_errors_name_the_file(client: Any, planner_user: Any) -> None:
     login(client, planner_user)
     bad = yaml.safe_dump(SMALL | {"purchases": [{"year": 2015, "node_type": "skylake", "count": 1}]}).encode()
     html = client.post("/designs/new/", {"action": "evaluate", "file": SimpleUploadedFile("s.yaml", bad)})
@@ -89,8 +73,7 @@ def test_a_good_upload_is_saved_and_its_field_errors_name_the_file(client: Any, 
     assert response.status_code == 302 and response["Location"] == f"/designs/{made.pk}/"
 
 
-def test_the_chance_table_heads_its_columns_with_names_and_units(client: Any, planner_user: Any,
-                                                                catalog: None) -> None:
+def test_the_chance_table_heads_its_columns_with_names_and_units(client: Any, planner_user: Any) -> None:
     design = _design()
     html = login(client, planner_user).get(f"/designs/{design.pk}/").content.decode()
     head = html.split('id="chance-table"')[1].split("</thead>")[0]
@@ -100,8 +83,7 @@ def test_the_chance_table_heads_its_columns_with_names_and_units(client: Any, pl
     assert api["labels"] == {"core_hours": "Core-hours", "storage_tb": "Storage (TB)"}
 
 
-def test_a_run_reads_as_words_on_its_page_the_design_page_and_the_api(client: Any, planner_user: Any,
-                                                                      catalog: None) -> None:
+def test_a_run_reads_as_words_on_its_page_the_design_page_and_the_api(client: Any, planner_user: Any) -> None:
     design = _design()
     result = {"status": "gap", "mip_gap": 0.0046, "npv_usd": 1.0e6, "purchases": [], "message": "HiGHS: ok",
               "solve_seconds": 1.0, "n_variables": 1, "n_constraints": 1}
@@ -126,8 +108,7 @@ def test_a_run_reads_as_words_on_its_page_the_design_page_and_the_api(client: An
     assert api["status"] == "gap" and api["status_label"] == "Within 0.46% of the cheapest possible plan"
 
 
-def test_the_comparison_names_the_constraints_a_design_falls_short_on(client: Any, planner_user: Any,
-                                                                      catalog: None) -> None:
+def test_the_comparison_names_the_constraints_a_design_falls_short_on(client: Any, planner_user: Any) -> None:
     short = _design(name="Too small", purchases=[{"year": 2015, "node_type": "haswell", "count": 1},
                                                  {"year": 2015, "storage_system": "ibm-gss26", "count": 1}])
     other = _design()

@@ -35,8 +35,9 @@ def catalog() -> None:
     catalog_load_yaml()
 
 
-def _design(**extra: Any) -> Design:
-    design = design_create(text=yaml.safe_dump(SMALL | extra))
+def _design(spec: dict[str, Any] | None = None, **extra: Any) -> Design:
+    """``spec`` (default SMALL) with ``extra`` keys replaced, created and evaluated."""
+    design = design_create(text=yaml.safe_dump((spec or SMALL) | extra))
     design_evaluate(design=design)
     return design
 
