@@ -29,14 +29,24 @@ def horizon_periods(value: Any) -> int:
     return _whole(value, HORIZON_PERIODS_DEFAULT, HORIZON_MONTHS_MAX, HORIZON_PERIODS_RULE)[0]
 
 
-def _whole(value: Any, default: int, high: int, rule: str) -> tuple[int, bool]:
+BACKTEST_ORIGINS_DEFAULT, BACKTEST_ORIGINS_MAX = 12, 60  # as the API's external-series forecast
+
+
+def backtest_origins(value: Any) -> int:
+    """How many rolling backtest origins an external series' refit asks for: blank is 12, else 0-60 (0: none)."""
+    rule = f"a whole number of origins from 0 to {BACKTEST_ORIGINS_MAX}"
+    return _whole(value, BACKTEST_ORIGINS_DEFAULT, BACKTEST_ORIGINS_MAX, rule, what="backtest", low=0)[0]
+
+
+def _whole(value: Any, default: int, high: int, rule: str, what: str = "horizon",
+           low: int = HORIZON_MONTHS_MIN) -> tuple[int, bool]:
     text = "" if value is None else str(value).strip()
     if not text:
         return default, True
     try:
         number = int(text)
     except ValueError:
-        raise HorizonError(f"horizon: expected {rule}, got {text[:40]!r}") from None
-    if not HORIZON_MONTHS_MIN <= number <= high:
-        raise HorizonError(f"horizon: expected {rule}, got {number}")
+        raise HorizonError(f"{what}: expected {rule}, got {text[:40]!r}") from None
+    if not low <= number <= high:
+        raise HorizonError(f"{what}: expected {rule}, got {number}")
     return number, False

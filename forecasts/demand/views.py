@@ -23,6 +23,7 @@ from forecasts.demand.horizon import (
     HORIZON_MONTHS_DEFAULT,
     HORIZON_RULE,
     HorizonError,
+    backtest_origins,
     horizon_months,
     horizon_periods,
 )
@@ -321,7 +322,7 @@ def series_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 series, horizon=horizon_periods(request.POST.get("horizon")),
                 family=request.POST.get("family") or None,
                 log={"auto": None, "log": True, "raw": False}.get(request.POST.get("log", "auto")),
-                backtest_origins=_int(request.POST.get("backtest"), 12, 0, 60), user=request.user,
+                backtest_origins=backtest_origins(request.POST.get("backtest")), user=request.user,
             )
         except (SeriesError, HorizonError) as exc:
             messages.error(request, str(exc))

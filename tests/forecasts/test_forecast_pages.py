@@ -147,6 +147,12 @@ def test_a_series_horizon_out_of_range_is_refused_before_anything_is_stored(
     assert series.fits.get().options["horizon"] == 5
     page = client.post(f"/forecasts/series/{series.pk}/", {"horizon": horizon}, follow=True).content.decode()
     assert "horizon: expected a whole number of periods from 1 to 240" in page and series.fits.count() == 1
+    for origins in ("x", "-1", "61"):  # the backtest's origins are refused the same way
+        page = client.post(f"/forecasts/series/{series.pk}/", {"horizon": "5", "backtest": origins},
+                           follow=True).content.decode()
+        assert "backtest: expected a whole number of origins from 0 to 60" in page and series.fits.count() == 1
+    client.post(f"/forecasts/series/{series.pk}/", {"horizon": "5", "backtest": "00"})
+    assert series.fits.count() == 2 and series.fits.latest("created_at").options["backtest_origins"] == 0
 
 
 def test_a_series_upload_with_blank_values_says_which_lines_are_gaps(client: Client, planner_user: Any) -> None:
