@@ -56,7 +56,7 @@ def load_organisation(log: Log) -> dict[str, str]:
         depts[d["code"]], _ = Department.objects.update_or_create(
             code=d["code"], defaults={"name": d["name"]}
         )
-    Department.objects.get_or_create(code="unassigned", defaults={"name": Department.UNASSIGNED})
+    Department.objects.get_or_create(code=Department.UNASSIGNED_CODE, defaults={"name": Department.UNASSIGNED})
     for p in data["projects"]:
         defaults = {"pi": p["pi"], "department": depts[p["department"]]}
         Project.objects.update_or_create(name=p["name"], defaults=defaults)

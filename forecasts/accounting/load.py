@@ -237,7 +237,8 @@ WHERE id = %(run)s
 
 
 def unassigned_department() -> Department:
-    dept, _ = Department.objects.get_or_create(code="unassigned", defaults={"name": Department.UNASSIGNED})
+    dept, _ = Department.objects.get_or_create(code=Department.UNASSIGNED_CODE,
+                                               defaults={"name": Department.UNASSIGNED})
     return dept
 
 

@@ -33,6 +33,7 @@ class Institution(models.Model):
 
 class Department(models.Model):
     UNASSIGNED = "Unassigned"
+    UNASSIGNED_CODE = "unassigned"  # the bucket of usage no mapping attributes yet: not a department
 
     name = models.CharField(max_length=200, unique=True)
     code = models.SlugField(max_length=40, unique=True)

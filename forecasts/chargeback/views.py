@@ -6,7 +6,10 @@ department viewer asking for another department's statement gets a 404.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
+from functools import wraps
+from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -41,6 +44,21 @@ class BadParameter(ValueError):
     """A query parameter that cannot be read; the message says which and what it should be."""
 
 
+def _refusing_bad_parameters(*, as_json: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A view whose unreadable parameter (``BadParameter``) is a 400 saying why: a page, or JSON."""
+    def wrap(view: Callable[..., Any]) -> Callable[..., Any]:
+        @wraps(view)
+        def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            try:
+                return view(request, *args, **kwargs)
+            except BadParameter as exc:
+                if as_json:
+                    return JsonResponse({"detail": str(exc)}, status=400)
+                return bad_request(request, str(exc))
+        return inner
+    return wrap
+
+
 def _month_param(request: HttpRequest, default: date | None) -> date | None:
     text = request.GET.get("month")
     if not text:
@@ -55,14 +73,8 @@ def _month_param(request: HttpRequest, default: date | None) -> date | None:
     return month
 
 
+@_refusing_bad_parameters()
 def index(request: HttpRequest) -> HttpResponse:
-    try:
-        return _index(request)
-    except BadParameter as exc:
-        return bad_request(request, str(exc))
-
-
-def _index(request: HttpRequest) -> HttpResponse:
     months = sel.months_with_statements(request.user)
     is_planner = sees_everything(request.user)
     context: dict[str, object] = {"months": months, "is_planner": is_planner,
@@ -163,13 +175,11 @@ def _year(request: HttpRequest, department_years: list[int]) -> int:
     return int(raw)
 
 
+@_refusing_bad_parameters()
 def department_ytd(request: HttpRequest, code: str) -> HttpResponse:
     department = sel.department_get(request.user, code)
     years = sel.years_of(request.user, department)
-    try:
-        year = _year(request, years)
-    except BadParameter as exc:
-        return bad_request(request, str(exc))
+    year = _year(request, years)
     rows = sel.department_year(request.user, department, year)
     return render(request, "chargeback/ytd.html", {
         "department": department, "year": year, "years": years, "rows": rows,
@@ -183,21 +193,17 @@ def department_ytd(request: HttpRequest, code: str) -> HttpResponse:
     })
 
 
+@_refusing_bad_parameters(as_json=True)
 def department_ytd_json(request: HttpRequest, code: str) -> JsonResponse:
     department = sel.department_get(request.user, code)
-    try:
-        year = _year(request, sel.years_of(request.user, department))
-    except BadParameter as exc:
-        return JsonResponse({"detail": str(exc)}, status=400)
+    year = _year(request, sel.years_of(request.user, department))
     return JsonResponse(ytd_figure(sel.department_year(request.user, department, year), department.name, year))
 
 
+@_refusing_bad_parameters()
 def department_ytd_csv(request: HttpRequest, code: str) -> HttpResponse:
     department = sel.department_get(request.user, code)
-    try:
-        year = _year(request, sel.years_of(request.user, department))
-    except BadParameter as exc:
-        return bad_request(request, str(exc))
+    year = _year(request, sel.years_of(request.user, department))
     lines = ["month,status,version,core_hours,compute_usd,storage_usd,adjustments_usd,total_usd"]
     for r in sel.department_year(request.user, department, year):
         status = "provisional" if r["statement"].is_provisional else "final"

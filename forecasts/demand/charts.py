@@ -65,6 +65,15 @@ def plan_stack_top(plan_stack: dict[str, Any]) -> float:
     return max((sum(month) for month in zip(*plan_stack["core_hours_ref"].values(), strict=True)), default=0.0)
 
 
+def overlays_drawn(fan: dict[str, Any]) -> dict[str, bool]:
+    """What ``fan_chart`` drew besides the series, and which overlays it hid (the caption says only that)."""
+    capacity = [t for t in fan["data"] if t.get("name", "").startswith("capacity")]
+    plan = [t for t in fan["data"] if t.get("legendgroup") == "plan"]
+    return {"capacity": bool(capacity),
+            "capacity_hidden": any(t.get("visible") == "legendonly" for t in capacity),
+            "plan_hidden": any(t.get("visible") == "legendonly" for t in plan)}
+
+
 def fan_chart(result: dict[str, Any], *, units: str, title: str, convention: str = "",
               capacity: list[tuple[date, float]] | None = None,
               plan_stack: dict[str, Any] | None = None) -> dict[str, Any]:

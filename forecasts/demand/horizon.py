@@ -1,4 +1,5 @@
-"""How far ahead a usage forecast may look: one rule for the series picker, refit-all and the API. Pure."""
+"""How far ahead a usage forecast may look: one rule for the series picker, refit-all and the API; and which
+forecast years are whole. Pure."""
 
 from __future__ import annotations
 
@@ -8,6 +9,12 @@ HORIZON_MONTHS_MIN = 1
 HORIZON_MONTHS_MAX = 240  # the API's limit before the picker shared it (clients keep working)
 HORIZON_MONTHS_DEFAULT = 36
 HORIZON_RULE = f"a whole number of months from {HORIZON_MONTHS_MIN} to {HORIZON_MONTHS_MAX}"
+
+
+def whole_forecast_years(yearly: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A fit's yearly rows that hold forecast months and are whole years (12 months observed + forecast):
+    the only ones quoted as a year's figure (a part year never is)."""
+    return [y for y in yearly if y.get("periods_forecast") and y.get("complete", True)]
 
 
 class HorizonError(ValueError):

@@ -347,3 +347,16 @@ def combined_projection(
         "storage_fit": storage_fit.pk if storage_fit else None,
         "years": rows,
     }
+
+
+def plan_belongs_to(row: SequencerPlan, fit: ForecastFit) -> bool:
+    """Whether ``fit``'s series holds the sequencing ``row`` describes: a plan of department D goes with a fit
+    of D, or of every department (of the fit's clusters); a plan naming no department with a whole-site
+    series only (a single department's, or one leaving a department out, may or may not hold it)."""
+    if fit.external_series_id is not None:
+        return False
+    if row.department_id is None:
+        return fit.department_id is None and fit.exclude_department_id is None
+    if fit.department_id is not None:
+        return fit.department_id == row.department_id
+    return fit.exclude_department_id is None

@@ -30,6 +30,7 @@ from forecasts.demand.engine.backtest import MAX_ORIGINS
 from forecasts.demand.engine.curves import curve_members
 from forecasts.demand.engine.legacy import growth_rate_result, legacy_result
 from forecasts.demand.growth import ALL_FAMILIES, add_months, fit_series
+from forecasts.demand.horizon import HORIZON_MONTHS_DEFAULT
 from forecasts.demand.models import ExternalSeries, ForecastFit
 from forecasts.units import BYTES_PER_TB, PERIOD_UNITS, TB_PER_PB, YEAR_AGGREGATE
 from forecasts.usage.cache import rollup_cached
@@ -42,7 +43,7 @@ UNITS = {
     "active_users": "active users/month",
 }
 NO_STORAGE = "no storage scans loaded: load one with python manage.py ingest_storage_scan"
-DEFAULT_HORIZON = 36
+DEFAULT_HORIZON = HORIZON_MONTHS_DEFAULT  # the series picker's and the API's default too
 DEFAULT_ORIGINS = MAX_ORIGINS  # the engine's backtest origins, one constant (docs/forecasting.md)
 SEASON_LENGTH = {"M": 12, "Q": 4, "S": 2, "A": 1, "W": 1}
 N_PATHS = 1000

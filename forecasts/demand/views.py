@@ -26,12 +26,14 @@ from forecasts.demand.horizon import (
     backtest_origins,
     horizon_months,
     horizon_periods,
+    whole_forecast_years,
 )
 from forecasts.demand.models import ExternalSeries, ForecastFit, SequencerPlan
 from forecasts.demand.plans import (
     combined_default_fit,
     combined_overlap,
     combined_projection,
+    plan_belongs_to,
     plan_monthly_by_assay,
     plan_of,
 )
@@ -96,17 +98,14 @@ def overview(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         try:
             growth_rate = _growth_rate(request.POST.get("growth_rate"))
-            try:
-                horizon, defaulted = horizon_months(request.POST.get("horizon"))
-            except HorizonError as exc:
-                raise SeriesError(str(exc)) from None
+            horizon, defaulted = horizon_months(request.POST.get("horizon"))
             dept = request.POST.get("department") or ""  # "not:CODE": every department but CODE
             spec = spec_from_names(metric=request.POST.get("metric", "core_hours"),
                                    cluster=request.POST.get("cluster") or None,
                                    department=None if dept.startswith("not:") else dept or None,
                                    exclude_department=dept[4:] if dept.startswith("not:") else None)
             fit = forecast_fit_create(spec, horizon_months=horizon, user=request.user, growth_rate=growth_rate)
-        except SeriesError as exc:
+        except (SeriesError, HorizonError) as exc:
             error = str(exc)
         else:
             if defaulted:
@@ -159,19 +158,6 @@ def _plan_for_stack(fit: ForecastFit, plan_id: str | None) -> SequencerPlan | No
     return None
 
 
-def plan_belongs_to(row: SequencerPlan, fit: ForecastFit) -> bool:
-    """Whether ``fit``'s series holds the sequencing ``row`` describes: a plan of department D goes with a fit
-    of D, or of every department (of the fit's clusters); a plan naming no department with a whole-site
-    series only (a single department's, or one leaving a department out, may or may not hold it)."""
-    if fit.external_series_id is not None:
-        return False
-    if row.department_id is None:
-        return fit.department_id is None and fit.exclude_department_id is None
-    if fit.department_id is not None:
-        return fit.department_id == row.department_id
-    return fit.exclude_department_id is None
-
-
 @planner_required
 def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """The fan chart page of one stored fit."""
@@ -198,12 +184,7 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
         convention=convention, capacity=capacity, plan_stack=stack,
     )
     # what the caption under the chart may say: only what is drawn, and what starts hidden and why
-    overlays = {
-        "capacity": bool(capacity),
-        "capacity_hidden": bool(capacity) and charts.dwarfs(max(ch for _, ch in capacity), result),
-        "plan_hidden": bool(stack) and charts.dwarfs(charts.plan_stack_top(stack), result),
-        "plan_elsewhere": bool(plan_row) and not plan_belongs_to(plan_row, fit),
-    }
+    overlays = charts.overlays_drawn(fan) | {"plan_elsewhere": bool(plan_row) and not plan_belongs_to(plan_row, fit)}
     bt = year_ago_backtest(fit)
     bt_fig = None
     if bt:
@@ -214,7 +195,7 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "fit": fit, "result": result, "fan": fan, "overlays": overlays, "dwarfs": charts.DWARFS,
         "inputs": fit_inputs(fit.options, seed=result.get("seed")), "bt": bt, "bt_fig": bt_fig,
         "families": FAMILY_CHOICES,
-        "whole_year": any(y.get("periods_forecast") and y.get("complete", True) for y in fit.yearly),
+        "whole_year": bool(whole_forecast_years(fit.yearly)),
         "plan_row": plan_row, "plans": SequencerPlan.objects.all()[:30],
         "chosen": next(f for f in result["fits"] if f["family"] == fit.family),
         "versions": ForecastFit.objects.filter(

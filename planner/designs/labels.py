@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from planner.designs.scenario import OptimizeOptions
+
 # The year table's row labels: what each constraint compares.
 CHECK_LABELS = {
     "core_hours": "Compute (core-hours at target)", "genomes_per_day": "Genomes per day",
@@ -42,7 +44,7 @@ def labels_for(names: list[str]) -> dict[str, str]:
 
 # An optimiser run's status -> how its words read: ok (a plan to use), warn (a plan, but the solver stopped
 # before proving it within the gap asked for), error (no plan), muted (not finished).
-DEFAULT_GAP = 1e-3  # planner.designs.scenario.OptimizeOptions.mip_rel_gap
+DEFAULT_GAP = OptimizeOptions().mip_rel_gap  # what a scenario without optimize.mip_rel_gap asks for
 _GAP_IN_MESSAGE = re.compile(r"relative gap ([0-9.]+)%")
 
 

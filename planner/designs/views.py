@@ -38,7 +38,7 @@ from planner.designs.uncertainty import DEFAULT_PATHS
 from planner.hardware.services import CatalogImportError
 from planner.roles import planner_required
 from planner.web.areas import AREAS_BY_SLUG
-from planner.web.textfiles import nul_line
+from planner.web.textfiles import UploadTextError, upload_text
 
 EXAMPLE = Path(settings.BASE_DIR) / "fixtures" / "scenarios" / "minerva_narrow_flash.yaml"
 
@@ -177,24 +177,17 @@ SCENARIO_MAX_BYTES = 1 << 20  # a scenario is a few KB of YAML; a larger upload 
 
 def _uploaded_text(upload: Any) -> str:
     """The text of an uploaded scenario file, or ScenarioError with one line naming the file and the reason:
-    empty, too large, not UTF-8 text (with the line), or holding a NUL byte (a binary file)."""
+    empty, too large, or not text (planner.web.textfiles.upload_text: not UTF-8, or a NUL byte)."""
     name = Path(str(upload.name or "the file")).name
     if not upload.size:
         raise ScenarioError([f"{name}: the file is empty"])
     if upload.size > SCENARIO_MAX_BYTES:
         raise ScenarioError([f"{name}: {upload.size / 1024**2:,.1f} MB is too large for a scenario "
                              f"(at most {SCENARIO_MAX_BYTES // 1024**2} MB of YAML or JSON text)"])
-    data = upload.read()
     try:
-        text: str = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ScenarioError([f"{name} line {line}: not UTF-8 text (byte {exc.start}): a scenario is a YAML or "
-                             "JSON text file"]) from None
-    nul = nul_line(text)
-    if nul is not None:
-        raise ScenarioError([f"{name} line {nul}: a NUL byte (a binary or damaged file, not a scenario)"])
-    return text
+        return upload_text(upload.read(), name)
+    except UploadTextError as exc:
+        raise ScenarioError([str(exc)]) from None
 
 
 @planner_required

@@ -15,6 +15,7 @@ from forecasts.accounting.models import Department
 from forecasts.accounting.selectors import logs_partial_month
 from forecasts.chargeback.models import Statement
 from forecasts.demand.growth.calendar import add_months
+from forecasts.demand.horizon import whole_forecast_years
 from forecasts.demand.models import ForecastFit
 from forecasts.storage.models import StorageSnapshot
 from forecasts.units import YEAR_AGGREGATE
@@ -110,13 +111,9 @@ def area_status(user: Any) -> dict[str, str]:
     return status
 
 
-# How a year's figure reads per metric: flows are the year's months summed, a stock its last month, users a mean
-YEAR_FIGURE = {
-    "core_hours": ("core-hours", "in total"),
-    "jobs": ("jobs", "in total"),
-    "storage_pb": ("PB", "stored at year end"),
-    "active_users": ("active users", "a month on average"),
-}
+# How a year's figure reads: the metric's unit, then how its months make the year (forecasts.units.YEAR_AGGREGATE)
+YEAR_UNIT = {"core_hours": "core-hours", "jobs": "jobs", "storage_pb": "PB stored", "active_users": "active users"}
+YEAR_HOW = {"sum": "in total", "last": "at year end", "mean": "a month on average"}
 
 
 def _amount(value: float, scale: float) -> str:
@@ -132,12 +129,12 @@ def forecast_status(label: str, yearly: list[dict[str, Any]], *, metric: str = "
     observed + forecast), said to be the year's figure (a total for core-hours and jobs, the year-end
     stock for storage) in the metric's units; a part year is never quoted as a year's total."""
     future = [y for y in yearly if y.get("periods_forecast")]
-    whole = [y for y in future if y.get("complete", True)]
+    whole = whole_forecast_years(yearly)
     if whole:
         row = whole[-1]
-        unit, how = YEAR_FIGURE.get(metric, (metric, YEAR_AGGREGATE.get(metric, "")))
+        unit = YEAR_UNIT.get(metric, metric)
+        how = YEAR_HOW.get(YEAR_AGGREGATE.get(metric, ""), "")
         scale = abs(row["median"])
-
         low, high = _amount(row["p10"], scale), _amount(row["p90"], scale)
         if low.endswith((" M", " k")):
             low = low[:-2]  # "28.2–44.3 M": one multiplier for the range
@@ -159,4 +156,4 @@ def visible_departments(user: Any) -> Any:
 def named_departments(departments: Any) -> list[Any]:
     """The real departments among ``departments``: the Unassigned bucket is not one (the demo and the
     organisation file count departments without it)."""
-    return [d for d in departments if d.code != "unassigned" and d.name != Department.UNASSIGNED]
+    return [d for d in departments if d.code != Department.UNASSIGNED_CODE]
