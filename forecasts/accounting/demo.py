@@ -11,7 +11,7 @@ rejected with their line numbers and reasons.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -40,6 +40,12 @@ def demo_log_path() -> Path:
     return Path(settings.DATA_DIR) / f"demo_{CLUSTER}_{START:%Y}-{END:%Y}_sacct.txt"
 
 
+def demo_slurm_lines() -> Iterator[str]:
+    """The demo cluster's sacct lines (deterministic: the same on every machine)."""
+    return slurm_lines(DEMO_JOBS, start=START, end=END, cluster=CLUSTER, people=default_people() + EXTERNAL,
+                       growth_per_year=0.35, seed=2021)
+
+
 def load_jobs(log: Callable[[str], None]) -> None:
     cluster, _ = Cluster.objects.get_or_create(
         name=CLUSTER, defaults={"description": "Shared HPC cluster (demo)", "timezone": "America/New_York"}
@@ -58,8 +64,7 @@ def load_jobs(log: Callable[[str], None]) -> None:
         log(f"  generating {DEMO_JOBS:,} demo jobs (first run only, about a minute)...")
         tmp = path.with_suffix(".tmp")
         with tmp.open("w") as out:
-            out.writelines(slurm_lines(DEMO_JOBS, start=START, end=END, cluster=CLUSTER,
-                                       people=default_people() + EXTERNAL, growth_per_year=0.35, seed=2021))
+            out.writelines(demo_slurm_lines())
         tmp.rename(path)
     mappings_import_csv(mapping_text, filename="demo_mappings.csv")
     run = ingest_run_create(cluster_name=CLUSTER, fmt="slurm", paths=[path], tz="UTC", source="demo")

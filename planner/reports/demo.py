@@ -8,12 +8,15 @@ import time
 from collections.abc import Callable
 
 from forecasts.accounting.models import Cluster
+from forecasts.demand.plans import latest_version
 from planner.designs.models import Design
 from planner.reports.models import GrantReport
 from planner.reports.services import report_create, report_generate
 
 DEMO_DESIGN = "Minerva 2014-2019: narrow high-clock nodes + flash (as bought)"
 DEMO_CLUSTER = "nexus"
+# the plan the design was bought for (the study's), not the demo institution's own (which sorts first)
+DEMO_PLAN = "Minerva sequencer rollout (SC15 section 5)"
 
 
 def load_demo_report(log: Callable[[str], None]) -> None:
@@ -27,6 +30,6 @@ def load_demo_report(log: Callable[[str], None]) -> None:
         return
     cluster = Cluster.objects.filter(name=DEMO_CLUSTER).first()
     t0 = time.monotonic()
-    report = report_create(design=design, cluster=cluster, enqueue=False)
+    report = report_create(design=design, cluster=cluster, plan=latest_version(DEMO_PLAN), enqueue=False)
     report = report_generate(report.pk)
     log(f"grant report #{report.pk}: {report.message} in {time.monotonic() - t0:.1f} s")

@@ -28,4 +28,4 @@ def test_with_usage_it_fits_clusters_and_departments_once(departments: dict[str,
     assert n >= 4  # all, minerva, minerva x 2 departments, all-but-genomics
     assert ForecastFit.objects.filter(exclude_department__code="ggs").exists()
     load_forecasts(lambda _: None)
-    assert ForecastFit.objects.filter(metric="core_hours").count() == n and SequencerPlan.objects.count() == 1
+    assert ForecastFit.objects.filter(metric="core_hours").count() == n and SequencerPlan.objects.count() == 2
