@@ -384,6 +384,7 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = not env_bool("STATIC_MANIFEST", False)
 MEDIA_ROOT = DATA_DIR / "media"
 UPLOAD_DIR = DATA_DIR / "uploads"
+REPORTS_DIR = DATA_DIR / "reports"  # a grant report's files under <id>/ (tests use a temporary folder)
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 2 * 1024**3)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024**2
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024**2

@@ -9,6 +9,8 @@ Tests log in as a persona and try the product from outside.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,17 @@ def pytest_configure(config: Any) -> None:
     from planner.celery import app
 
     app.conf.task_default_queue = f"test-{os.getpid()}"
+    # ... and report files of its own: report ids restart in every test database, so files under the data
+    # folder's reports/<id>/ overwrote `make run`'s demo report and the other worker's reports
+    settings.REPORTS_DIR = Path(tempfile.mkdtemp(prefix=f"planner-test-reports-{os.getpid()}-"))
+
+
+def pytest_unconfigure(config: Any) -> None:
+    from django.conf import settings
+
+    reports = Path(settings.REPORTS_DIR)
+    if reports.name.startswith("planner-test-reports-"):
+        shutil.rmtree(reports, ignore_errors=True)
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 

@@ -2,7 +2,7 @@
 
 Versions are immutable once generated: editing the narrative or regenerating saves a new row
 (``parent`` = the version it came from) with its own parameters, overrides, facts and files.
-Files live under ``settings.DATA_DIR/reports/<id>/``.
+Files live under ``settings.REPORTS_DIR/<id>/`` (``DATA_DIR/reports/<id>/``).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class GrantReport(models.Model):
 
     @property
     def directory(self) -> Path:
-        return Path(settings.DATA_DIR) / "reports" / str(self.pk)
+        return Path(settings.REPORTS_DIR) / str(self.pk)
 
     @property
     def formats_ready(self) -> list[str]:

@@ -65,7 +65,7 @@ def report_create(*, design: Design, cluster: Cluster | None = None, start: date
 
 def report_generate(report_id: int, *, job_id: int | None = None, formats: tuple[str, ...] = GrantReport.FORMATS,
                     log: Any = None) -> GrantReport:
-    """Gather, build and render every format into DATA_DIR/reports/<id>/ (the task and the command call this)."""
+    """Gather, build and render every format into REPORTS_DIR/<id>/ (the task and the command call this)."""
     from planner.reports.render_docx import render_docx
     from planner.reports.render_html import render_html
     from planner.reports.render_pdf import render_pdf
