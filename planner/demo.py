@@ -81,10 +81,11 @@ DEMO_STEPS: list[tuple[str, str]] = [
     ("chargeback rates and statements", "forecasts.chargeback.demo.demo_load"),
     ("demand forecasts: Minerva plan, usage fits, disk price", "forecasts.demand.demo.load_forecasts"),
     ("Minerva narrow-flash design on demand paths, 90% plan queued", "planner.designs.demo_paths.load_design_on_paths"),
-    ("a design for the demo cluster from its core-hours forecast, 90% plan queued",
+    ("a design for the demo cluster from its core-hours forecast, its 90% plan bought",
      "planner.designs.demo_paths.load_design_from_forecast"),
     ("queue waits: Minerva narrow-flash design on nexus's jobs", "planner.replay.demo.load_demo_replay"),
     ("grant justification report (Minerva narrow-flash design, nexus)", "planner.reports.demo.load_demo_report"),
+    ("grant justification report (nexus's own 90% plan)", "planner.reports.demo.load_cluster_plan_report"),
     ("Minerva design with the disk price trend", "planner.designs.demo.load_price_trend_design"),
 ]
 

@@ -1,5 +1,5 @@
 """Demo steps: the Minerva narrow-flash design judged on demand paths, and a plan bought for 90%; a design
-for the demo cluster started from its own core-hours forecast, with a 90% plan too.
+for the demo cluster started from its own core-hours forecast, with its 90% plan bought and saved as a design.
 
 A new version of the narrow-flash design gains an ``uncertainty:`` block: the study's yearly
 figures with a lognormal spread that widens by year, and the sequencer fleet's spread (docs/
@@ -14,10 +14,12 @@ from collections.abc import Callable
 import yaml
 
 from planner.designs.models import Design, OptimizerRun
-from planner.designs.services import design_create, design_evaluate
+from planner.designs.services import design_create, design_evaluate, optimizer_run_save_design
 from planner.designs.services_paths import (
     design_from_forecast,
     guess_node_type,
+    service_level_run_create,
+    service_level_run_execute,
     service_level_run_start,
     whole_future_years,
 )
@@ -54,8 +56,8 @@ def load_design_on_paths(log: Callable[[str], None]) -> None:
 def load_design_from_forecast(log: Callable[[str], None]) -> None:
     """What a planner does from a forecast page: the demo cluster's next three whole years from its newest
     core-hours forecast (all departments), owning the cluster's recorded nodes (64-core: the catalog's
-    amd-interlagos, the only node type that wide), the design judged on the forecast's paths, and a 90% plan
-    queued."""
+    amd-interlagos, the only node type that wide), the design judged on the forecast's paths, and its 90% plan
+    bought and saved as a design (the grant report on the cluster is written on it: planner.reports.demo)."""
     from forecasts.demand.models import ForecastFit
 
     fit = (ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS, cluster__isnull=False,
@@ -74,6 +76,12 @@ def load_design_from_forecast(log: Callable[[str], None]) -> None:
     design_evaluate(design=design)
     horizon = design.scenario.get("horizon") or {}
     log(f"design from a forecast: {design.name} ({horizon.get('start_year')}-{horizon.get('end_year')})")
-    if not OptimizerRun.objects.filter(design=design, params__kind="service_level").exists():
-        run = service_level_run_start(design=design, alpha=0.9)
-        log(f"  90% service-level plan queued as optimiser run #{run.pk} (the worker solves it)")
+    # bought here, not queued: the cluster's own plan is a small model (one node type wide enough, compute only),
+    # solved in a second or two, and the demo's grant report on the cluster is written on it
+    run = OptimizerRun.objects.filter(design=design, params__kind="service_level").order_by("pk").first()
+    if run is None:
+        run = service_level_run_execute(service_level_run_create(design=design, alpha=0.9).pk)
+        log(f"  90% service-level plan: optimiser run #{run.pk}, {run.message}")
+    if run.result_design_id is None and run.status in (OptimizerRun.Status.OPTIMAL, OptimizerRun.Status.GAP):
+        saved = optimizer_run_save_design(run=run)
+        log(f"  saved as design #{saved.pk}: {saved.name}")

@@ -389,22 +389,29 @@ SERVICE_LEVEL_TASK = "planner.tasks.service_level_run"
 CURVE_LEVELS = (0.5, 0.8, 0.9, 0.95)
 
 
-def service_level_run_start(*, design: Any, alpha: float, user: Any = None, n_paths: int | None = None) -> Any:
-    """Queue the plan for ``alpha`` and the cost-of-confidence curve; returns the OptimizerRun."""
-    from django.db import transaction
-
+def service_level_run_create(*, design: Any, alpha: float, user: Any = None, n_paths: int | None = None) -> Any:
+    """The OptimizerRun of the plan for ``alpha`` and the cost-of-confidence curve, not yet solved
+    (:func:`service_level_run_execute` solves it; :func:`service_level_run_start` queues that)."""
     from planner.designs.models import OptimizerRun
     from planner.designs.services import design_scenario
-    from planner.jobs.services import job_start
 
     if not 0 < alpha <= 1:
         raise PathsError(f"service level must be in (0, 1], got {alpha}")
     design_scenario(design.scenario)  # fail here on an invalid scenario, not in the worker
+    return OptimizerRun.objects.create(
+        design=design, params={"kind": "service_level", "service_level": alpha, "paths": n_paths,
+                               "levels": sorted(set(CURVE_LEVELS) | {alpha})},
+        created_by=user if getattr(user, "is_authenticated", False) else None)
+
+
+def service_level_run_start(*, design: Any, alpha: float, user: Any = None, n_paths: int | None = None) -> Any:
+    """Queue the plan for ``alpha`` and the cost-of-confidence curve; returns the OptimizerRun."""
+    from django.db import transaction
+
+    from planner.jobs.services import job_start
+
     with transaction.atomic():
-        run = OptimizerRun.objects.create(
-            design=design, params={"kind": "service_level", "service_level": alpha, "paths": n_paths,
-                                   "levels": sorted(set(CURVE_LEVELS) | {alpha})},
-            created_by=user if getattr(user, "is_authenticated", False) else None)
+        run = service_level_run_create(design=design, alpha=alpha, user=user, n_paths=n_paths)
         run.job = job_start(kind="service_level", label=f"Plan for {alpha:.0%} of demand paths: {design.name}",
                             task=SERVICE_LEVEL_TASK, params={"run_id": run.pk}, user=user, unit="levels")
         run.save(update_fields=["job"])

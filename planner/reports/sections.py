@@ -123,8 +123,9 @@ def _summary(b: _Builder) -> Section:
             f"The proposed configuration ({d.get('name')}) provides {fmt_int(conf.get('cores'))} cores in "
             f"{fmt_int(conf.get('nodes'))} nodes, {fmt_num(conf.get('peak_tf'), 0)} TF peak, "
             f"{fmt_millions(conf.get('core_hours_available'), 0)} core-hours a year and "
-            f"{fmt_num(conf.get('raw_pb'), 1)} PB total / {fmt_num(conf.get('usable_pb'), 1)} PB usable storage "
-            f"in {conf.get('year')}.")
+            + (f"{fmt_num(conf.get('raw_pb'), 1)} PB total / {fmt_num(conf.get('usable_pb'), 1)} PB usable storage "
+               if conf.get("raw_pb") else "no storage (a compute-only design) ")
+            + f"in {conf.get('year')}.")
     best = (b.f.get("benchmarks") or {}).get("comparisons") or []
     if best:
         c = best[-1]
@@ -287,8 +288,8 @@ def _projections(b: _Builder) -> Section:
         ys = plan["years"]
         s.blocks.append(b.para("sequencer_plan", (
             f"The sequencer plan '{plan['name']}' (version {plan['version']}) grows from "
-            f"{fmt_num(ys[0]['instruments_end'], 0)} instruments at the end of {ys[0]['year']} to "
-            f"{fmt_num(ys[-1]['instruments_end'], 0)} in {ys[-1]['year']}, when it needs "
+            f"{_instruments(ys[0]['instruments_end'])} at the end of {ys[0]['year']} to "
+            f"{_instruments(ys[-1]['instruments_end']).split(' ')[0]} in {ys[-1]['year']}, when it needs "
             f"{fmt_millions(ys[-1]['core_hours_ref'])} core-hours a year ({plan['convention']}) and holds "
             f"{fmt_num(ys[-1]['stored_pb'], 2)} PB."), ref))
         s.blocks.append(Table(
@@ -348,6 +349,12 @@ def _benchmarks(b: _Builder) -> Section:
     return s
 
 
+def _instruments(n: float) -> str:
+    """An instrument count as the plan's table shows it (one decimal, a whole number without it)."""
+    text = fmt_num(n, 1).removesuffix(".0")
+    return f"{text} instrument{'' if text == '1' else 's'}"
+
+
 def _configuration(b: _Builder) -> Section:
     d = b.f.get("design") or {}
     s = Section("configuration", SECTION_TITLES["configuration"])
@@ -359,8 +366,10 @@ def _configuration(b: _Builder) -> Section:
     s.blocks.append(b.para("configuration", (
         f"Table form of the proposed system once every purchase of {d['name']} is installed ({conf['year']}). "
         f"Core-hours available per year count {conf['schedulable_hours']:,.0f} schedulable hours per core "
-        f"(365 days less {conf['maintenance_days']:g} maintenance days); usable storage is before the "
-        f"{fmt_pct(conf.get('fullness_limit'))} fullness limit used for planning."), ref))
+        f"(365 days less {conf['maintenance_days']:g} maintenance days)"
+        + (f"; usable storage is before the {fmt_pct(conf['fullness_limit'])} fullness limit used for planning."
+           if conf.get("raw_pb") and conf.get("fullness_limit") is not None
+           else ". The design buys no storage: it plans compute only.")), ref))
     rows = [
         ["Peak speed (TF)", fmt_num(conf["peak_tf"], 0)],
         ["# of core hours avail/year (millions)", fmt_num(conf["core_hours_available"] / 1e6, 1)],

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from django.conf import settings
 
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.services import design_create, design_evaluate
@@ -306,7 +308,7 @@ def test_the_demo_step_puts_the_narrow_design_on_paths_and_queues_a_90_percent_p
     assert OptimizerRun.objects.filter(params__kind="service_level").count() == 1
 
 
-def test_the_demo_step_starts_a_design_from_the_cluster_forecast_and_queues_a_90_percent_plan(
+def test_the_demo_step_starts_a_design_from_the_cluster_forecast_buys_its_90_percent_plan_and_reports_on_it(
         departments: dict[str, Any], catalog: None) -> None:
     from forecasts.demand.series import SeriesSpec, forecast_fit_create
     from forecasts.models import Cluster
@@ -330,10 +332,30 @@ def test_the_demo_step_starts_a_design_from_the_cluster_forecast_and_queues_a_90
     assert design.scenario["existing"] == [{"node_type": "amd-interlagos", "count": 24, "purchase_year": 2019,
                                             "lifetime_years": 6}]
     assert design.scenario["horizon"] == {"start_year": 2024, "end_year": 2026}
-    assert OptimizerRun.objects.get(design=design, params__kind="service_level").params["service_level"] == 0.9
-    load_design_from_forecast(log.append)  # idempotent: the same design, no second run
-    assert Design.objects.filter(name__startswith="Design for minerva").count() == 1
+    run = OptimizerRun.objects.get(design=design, params__kind="service_level")
+    # bought at once (a compute-only model of one node type), not queued, and saved as a design to report on
+    assert run.params["service_level"] == 0.9 and run.status == "optimal" and run.job is None
+    assert run.result["service_level"]["out_of_sample"] and run.result_design is not None
+    assert f"saved as design #{run.result_design.pk}" in log[-1]
+    load_design_from_forecast(log.append)  # idempotent: the same design, no second run, no second save
+    assert Design.objects.filter(name__startswith="Design for minerva").count() == 2  # the design and its plan
     assert OptimizerRun.objects.filter(design=design).count() == 1
+
+    # the report on the cluster's own plan: its forecast, and the plan of the department whose sequencing it is
+    from forecasts.demand.plans import plan_import_file
+    from planner.reports.demo import load_cluster_plan_report
+    from planner.reports.models import GrantReport
+
+    own, _ = plan_import_file(Path(settings.BASE_DIR) / "fixtures" / "nigm_sequencer_plan.yaml", department="ggs")
+    plan_import_file(Path(settings.BASE_DIR) / "fixtures" / "minerva_sequencer_plan.yaml")  # no department
+    load_cluster_plan_report(log.append)
+    report = GrantReport.objects.get()
+    assert report.design == run.result_design and report.status == "ready", report.message
+    assert report.parameters["forecast"] == fit.pk and report.parameters["sequencer_plan"] == own.pk
+    html = (report.directory / "report.html").read_text()
+    assert "no storage (a compute-only design)" in html and "The design buys no storage" in html
+    load_cluster_plan_report(log.append)
+    assert GrantReport.objects.count() == 1 and log[-1] == "grant report on the cluster's plan: already generated"
 
 
 def test_a_plan_on_a_forecast_of_every_department_is_refused_unless_its_sequencing_is_new_to_the_cluster(
