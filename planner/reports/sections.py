@@ -288,8 +288,8 @@ def _projections(b: _Builder) -> Section:
         ys = plan["years"]
         s.blocks.append(b.para("sequencer_plan", (
             f"The sequencer plan '{plan['name']}' (version {plan['version']}) grows from "
-            f"{_instruments(ys[0]['instruments_end'])} at the end of {ys[0]['year']} to "
-            f"{_instruments(ys[-1]['instruments_end']).split(' ')[0]} in {ys[-1]['year']}, when it needs "
+            f"{_count(ys[0]['instruments_end'])} instrument{'' if _count(ys[0]['instruments_end']) == '1' else 's'} "
+            f"at the end of {ys[0]['year']} to {_count(ys[-1]['instruments_end'])} in {ys[-1]['year']}, when it needs "
             f"{fmt_millions(ys[-1]['core_hours_ref'])} core-hours a year ({plan['convention']}) and holds "
             f"{fmt_num(ys[-1]['stored_pb'], 2)} PB."), ref))
         s.blocks.append(Table(
@@ -349,10 +349,9 @@ def _benchmarks(b: _Builder) -> Section:
     return s
 
 
-def _instruments(n: float) -> str:
+def _count(n: float) -> str:
     """An instrument count as the plan's table shows it (one decimal, a whole number without it)."""
-    text = fmt_num(n, 1).removesuffix(".0")
-    return f"{text} instrument{'' if text == '1' else 's'}"
+    return fmt_num(n, 1).removesuffix(".0")
 
 
 def _configuration(b: _Builder) -> Section:
@@ -367,9 +366,10 @@ def _configuration(b: _Builder) -> Section:
         f"Table form of the proposed system once every purchase of {d['name']} is installed ({conf['year']}). "
         f"Core-hours available per year count {conf['schedulable_hours']:,.0f} schedulable hours per core "
         f"(365 days less {conf['maintenance_days']:g} maintenance days)"
-        + (f"; usable storage is before the {fmt_pct(conf['fullness_limit'])} fullness limit used for planning."
-           if conf.get("raw_pb") and conf.get("fullness_limit") is not None
-           else ". The design buys no storage: it plans compute only.")), ref))
+        + (". The design buys no storage: it plans compute only." if not conf.get("raw_pb")
+           else "." if conf.get("fullness_limit") is None
+           else f"; usable storage is before the {fmt_pct(conf['fullness_limit'])} fullness limit used for planning.")),
+        ref))
     rows = [
         ["Peak speed (TF)", fmt_num(conf["peak_tf"], 0)],
         ["# of core hours avail/year (millions)", fmt_num(conf["core_hours_available"] / 1e6, 1)],

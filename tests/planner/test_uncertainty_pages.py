@@ -354,6 +354,7 @@ def test_the_demo_step_starts_a_design_from_the_cluster_forecast_buys_its_90_per
     assert report.parameters["forecast"] == fit.pk and report.parameters["sequencer_plan"] == own.pk
     html = (report.directory / "report.html").read_text()
     assert "no storage (a compute-only design)" in html and "The design buys no storage" in html
+    assert "grows from 1.5 instruments at the end of 2014 to 5 in 2022" in html  # the plan table's counts
     load_cluster_plan_report(log.append)
     assert GrantReport.objects.count() == 1 and log[-1] == "grant report on the cluster's plan: already generated"
 
