@@ -67,6 +67,8 @@ def test_a_planner_opens_every_page(client: Client, loaded: dict[str, Any], plan
     # a year of core-hours is its months summed: per year, not per month (it said core-hours/month)
     assert all(",core-hours/year," in row for row in yearly.splitlines()[1:])
     assert "median core-hours/year" in fit_page
+    # 36 monthly values: neither short nor yearly, so no interval caveat (monthly panels held 0.80: measured)
+    assert loaded["fit"].interval_caveat is None and 'id="short-history-intervals"' not in fit_page
 
 
 def test_the_series_picker_fits_and_lands_on_the_fan_chart(client: Client, loaded: dict[str, Any],
@@ -204,8 +206,10 @@ def test_a_short_history_s_fit_page_says_its_intervals_run_narrow(client: Client
     client.post("/forecasts/series/", {"name": "Long", "units": "USD/TB", "frequency": "A", "horizon": "3",
                                        "file": SimpleUploadedFile("prices.csv", PRICES.read_bytes())})
     long_fit = ExternalSeries.objects.get(name="Long").fits.get()
-    assert 'id="short-history-intervals"' not in client.get(f"/forecasts/fits/{long_fit.pk}/").content.decode()
-    assert client.get(f"/api/v1/forecasts/{long_fit.pk}/").json()["summary"]["interval_caveat"] is None
+    # a long yearly series is not short, but forecast on its own its 80% band still runs narrow (measured)
+    caveat = client.get(f"/api/v1/forecasts/{long_fit.pk}/").json()["summary"]["interval_caveat"]
+    assert caveat.startswith("A yearly series forecast on its own") and "values fitted" not in caveat
+    assert "68-79% of the later years" in client.get(f"/forecasts/fits/{long_fit.pk}/").content.decode()
 
 
 def test_a_bad_series_upload_names_the_line(client: Client, planner_user: Any) -> None:
