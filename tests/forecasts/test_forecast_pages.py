@@ -202,6 +202,7 @@ def test_a_short_history_s_fit_page_says_its_intervals_run_narrow(client: Client
     page = client.get(f"/forecasts/fits/{fit.pk}/").content.decode()
     assert 'id="short-history-intervals"' in page and "10 values fitted" in page
     assert "(10 whole years)" in page  # a yearly series' periods are years, not months
+    assert "history 2010 – 2019 (10 whole years)" in page  # and its history is named in years, not as 2010-01
     assert "10 values fitted" in client.get(f"/api/v1/forecasts/{fit.pk}/").json()["summary"]["interval_caveat"]
     client.post("/forecasts/series/", {"name": "Long", "units": "USD/TB", "frequency": "A", "horizon": "3",
                                        "file": SimpleUploadedFile("prices.csv", PRICES.read_bytes())})
