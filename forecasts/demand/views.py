@@ -187,13 +187,16 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
     overlays = charts.overlays_drawn(fan) | {"plan_elsewhere": bool(plan_row) and not plan_belongs_to(plan_row, fit)}
     bt = year_ago_backtest(fit)
     bt_fig = None
+    # a year of months, quarters or halves is held back; a yearly series holds back three years
+    bt_title = (f"What we would have predicted {len(bt['dates'])} years ago, and what happened"
+                if bt and fit.frequency == "A" else "What we would have predicted a year ago, and what happened")
     if bt:
         window = len(bt["dates"]) * 3
         bt_fig = charts.backtest_chart(bt, history=charts.history_window(result, window), units=fit.units,
-                                       title="What we would have predicted a year ago, and what happened")
+                                       title=bt_title)
     return render(request, "forecasts/fit.html", {
         "fit": fit, "result": result, "fan": fan, "overlays": overlays, "dwarfs": charts.DWARFS,
-        "inputs": fit_inputs(fit.options, seed=result.get("seed")), "bt": bt, "bt_fig": bt_fig,
+        "inputs": fit_inputs(fit.options, seed=result.get("seed")), "bt": bt, "bt_fig": bt_fig, "bt_title": bt_title,
         "families": FAMILY_CHOICES,
         "whole_year": bool(whole_forecast_years(fit.yearly)),
         "plan_row": plan_row, "plans": SequencerPlan.objects.all()[:30],

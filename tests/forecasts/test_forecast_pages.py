@@ -210,7 +210,10 @@ def test_a_short_history_s_fit_page_says_its_intervals_run_narrow(client: Client
     # a long yearly series is not short, but forecast on its own its 80% band still runs narrow (measured)
     caveat = client.get(f"/api/v1/forecasts/{long_fit.pk}/").json()["summary"]["interval_caveat"]
     assert caveat.startswith("A yearly series forecast on its own") and "values fitted" not in caveat
-    assert "68-79% of the later years" in client.get(f"/forecasts/fits/{long_fit.pk}/").content.decode()
+    long_page = client.get(f"/forecasts/fits/{long_fit.pk}/").content.decode()
+    assert "68-79% of the later years" in long_page
+    # a yearly series holds back three years, not "a year", and counts them in years
+    assert "What we would have predicted 3 years ago" in long_page and "3 following years fell inside" in long_page
 
 
 def test_a_bad_series_upload_names_the_line(client: Client, planner_user: Any) -> None:
