@@ -67,6 +67,7 @@ def test_a_planner_opens_every_page(client: Client, loaded: dict[str, Any], plan
     # a year of core-hours is its months summed: per year, not per month (it said core-hours/month)
     assert all(",core-hours/year," in row for row in yearly.splitlines()[1:])
     assert "median core-hours/year" in fit_page
+    assert "Points: observed months." in fit_page and "python manage.py forecast --cluster minerva" in fit_page
     # 36 monthly values: neither short nor yearly, so no interval caveat (monthly panels held 0.80: measured)
     assert loaded["fit"].interval_caveat is None and 'id="short-history-intervals"' not in fit_page
 
@@ -214,6 +215,9 @@ def test_a_short_history_s_fit_page_says_its_intervals_run_narrow(client: Client
     assert "68-79% of the later years" in long_page
     # a yearly series holds back three years, not "a year", and counts them in years
     assert "What we would have predicted 3 years ago" in long_page and "3 following years fell inside" in long_page
+    # its trace re-makes it with the external-series command (not `forecast --metric external`) and counts years
+    assert "python manage.py forecast_series FILE --frequency A --horizon 3" in long_page
+    assert "--metric external" not in long_page and "Points: observed years." in long_page
 
 
 def test_a_bad_series_upload_names_the_line(client: Client, planner_user: Any) -> None:
