@@ -6,7 +6,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from forecasts.demand.engine.timestamps import TimestampError, period_name
 from forecasts.demand.growth import add_months
+from forecasts.units import PERIOD_UNITS
 
 BAND95 = "rgba(31, 119, 180, 0.12)"
 BAND80 = "rgba(31, 119, 180, 0.25)"
@@ -74,9 +76,22 @@ def overlays_drawn(fan: dict[str, Any]) -> dict[str, bool]:
             "plan_hidden": any(t.get("visible") == "legendonly" for t in plan)}
 
 
+def period_word(frequency: str) -> str:
+    """The x axis' title: the series' period, singular (month, quarter, half-year, year)."""
+    return PERIOD_UNITS.get(frequency, "periods").removesuffix("s")
+
+
+def origin_label(origin: str, frequency: str) -> str:
+    """A backtest origin (an ISO date) as the series names its periods: 2021-Q4, 2023-H2, 2021, 2021-10."""
+    try:
+        return period_name(origin[:10], frequency)
+    except TimestampError:
+        return origin[:7]
+
+
 def fan_chart(result: dict[str, Any], *, units: str, title: str, convention: str = "",
               capacity: list[tuple[date, float]] | None = None,
-              plan_stack: dict[str, Any] | None = None) -> dict[str, Any]:
+              plan_stack: dict[str, Any] | None = None, frequency: str = "M") -> dict[str, Any]:
     """History as points, every family's fit as thin lines, the chosen one with 80/95% bands,
     optionally the sequencer-driven demand stacked by assay (its own stack, never onto the series) and
     today's capacity as a line; an overlay that would flatten the series starts hidden (``dwarfs``)."""
@@ -124,19 +139,21 @@ def fan_chart(result: dict[str, Any], *, units: str, title: str, convention: str
                      "line": {"color": "#d62728", "width": 2},
                      **({"visible": "legendonly"} if dwarfs(max(ys), result) else {})})
     y_title = units + (f" — {convention}" if convention else "")
-    return {"data": data, "layout": _layout(title, y_title)}
+    return {"data": data, "layout": _layout(title, y_title, period_word(frequency))}
 
 
-def backtest_chart(bt: dict[str, Any], *, history: dict[str, Any], units: str, title: str) -> dict[str, Any]:
+def backtest_chart(bt: dict[str, Any], *, history: dict[str, Any], units: str, title: str,
+                   frequency: str = "M") -> dict[str, Any]:
     """What we would have predicted from the origin, and what happened."""
     data = []
     data += _band(bt["dates"], bt["p2_5"], bt["p97_5"], BAND95, "95% interval (then)")
     data += _band(bt["dates"], bt["p10"], bt["p90"], BAND80, "80% interval (then)")
     data.append({"x": bt["dates"], "y": bt["median"], "type": "scatter", "mode": "lines",
-                 "name": f"predicted from {bt['origin'][:7]}", "line": {"color": BLUE, "dash": "dash"}})
+                 "name": f"predicted from {origin_label(bt['origin'], frequency)}",
+                 "line": {"color": BLUE, "dash": "dash"}})
     data.append({"x": history["dates"], "y": history["values"], "type": "scatter", "mode": "markers+lines",
                  "name": "what happened", "line": {"color": "#222", "width": 1}, "marker": {"size": 5}})
-    return {"data": data, "layout": _layout(title, units, height=380)}
+    return {"data": data, "layout": _layout(title, units, period_word(frequency), height=380)}
 
 
 def history_window(result: dict[str, Any], periods: int) -> dict[str, Any]:

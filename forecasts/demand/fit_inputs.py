@@ -16,9 +16,9 @@ LABELS: dict[str, str] = {
 }
 
 
-def _value(key: str, value: Any) -> str:
+def _value(key: str, value: Any, periods: str = "months") -> str:
     if key == "horizon":
-        return f"{value} months" if value is not None else "the default"
+        return f"{value} {periods}" if value is not None else "the default"
     if key == "family_override":
         return f"pinned to {value}" if value else "automatic (the combination of members that backtest well)"
     if key == "log":
@@ -33,11 +33,12 @@ def _value(key: str, value: Any) -> str:
     return "—" if value is None else str(value)
 
 
-def fit_inputs(options: dict[str, Any], *, seed: Any = None) -> list[tuple[str, str]]:
-    """(label, value) rows of a fit's settings, the known ones first in a fixed order, then any other."""
+def fit_inputs(options: dict[str, Any], *, seed: Any = None, periods: str = "months") -> list[tuple[str, str]]:
+    """(label, value) rows of a fit's settings, the known ones first in a fixed order, then any other;
+    ``periods``: the series' periods in words (the horizon counts them: months, quarters, half-years, years)."""
     merged = dict(options)
     if seed is not None and merged.get("seed") is None:
         merged["seed"] = seed
-    rows = [(LABELS[k], _value(k, merged[k])) for k in LABELS if k in merged]
+    rows = [(LABELS[k], _value(k, merged[k], periods)) for k in LABELS if k in merged]
     rows += [(k.replace("_", " ").capitalize(), _value(k, v)) for k, v in merged.items() if k not in LABELS]
     return rows

@@ -276,7 +276,7 @@ def _fit_record(
         },
         yearly=[
             {k: y[k] for k in ("year", "median", "p10", "p90", "periods_observed", "periods_forecast", "complete")}
-            | {"partial": not y["complete"]}
+            | {"partial": not y["complete"], "periods_filled": y.get("periods_filled", 0)}
             for y in forecast["yearly"]
         ],
         result=forecast,

@@ -181,7 +181,7 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
     capacity = capacity_core_hours_per_month(fit.cluster) if fit.metric == "core_hours" else []
     fan = charts.fan_chart(
         result, units=fit.units, title=f"{fit.series_label}: history, fits and {fit.family} forecast",
-        convention=convention, capacity=capacity, plan_stack=stack,
+        convention=convention, capacity=capacity, plan_stack=stack, frequency=fit.frequency,
     )
     # what the caption under the chart may say: only what is drawn, and what starts hidden and why
     overlays = charts.overlays_drawn(fan) | {"plan_elsewhere": bool(plan_row) and not plan_belongs_to(plan_row, fit)}
@@ -193,10 +193,11 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if bt:
         window = len(bt["dates"]) * 3
         bt_fig = charts.backtest_chart(bt, history=charts.history_window(result, window), units=fit.units,
-                                       title=bt_title)
+                                       title=bt_title, frequency=fit.frequency)
     return render(request, "forecasts/fit.html", {
         "fit": fit, "result": result, "fan": fan, "overlays": overlays, "dwarfs": charts.DWARFS,
-        "inputs": fit_inputs(fit.options, seed=result.get("seed")), "bt": bt, "bt_fig": bt_fig, "bt_title": bt_title,
+        "inputs": fit_inputs(fit.options, seed=result.get("seed"), periods=fit.period_unit),
+        "bt": bt, "bt_fig": bt_fig, "bt_title": bt_title,
         "families": FAMILY_CHOICES,
         "whole_year": bool(whole_forecast_years(fit.yearly)),
         "plan_row": plan_row, "plans": SequencerPlan.objects.all()[:30],
@@ -319,8 +320,8 @@ def series_detail(request: HttpRequest, pk: int) -> HttpResponse:
         result = fit.result
         ctx["result"] = result
         ctx["chosen"] = next(f for f in result["fits"] if f["family"] == fit.family)
-        ctx["fan"] = charts.fan_chart(result, units=series.units, title=f"{series.name}: history, fits and forecast")
-        ctx["fan"]["layout"]["xaxis"]["title"]["text"] = "period"
+        ctx["fan"] = charts.fan_chart(result, units=series.units, title=f"{series.name}: history, fits and forecast",
+                                      frequency=series.frequency)
         if result["log"]:  # growth or decline by a constant factor reads as a straight line
             ctx["fan"]["layout"]["yaxis"] = {"title": {"text": f"{series.units} (log scale)"}, "type": "log"}
         ctx["hide_yearly"] = series.frequency == "A"  # one value a year: the forecast table says it all
@@ -329,7 +330,8 @@ def series_detail(request: HttpRequest, pk: int) -> HttpResponse:
         if bt:
             ctx["bt_fig"] = charts.backtest_chart(
                 bt, history=charts.history_window(result, len(bt["dates"]) * 4), units=series.units,
-                title=f"Predicted from {bt['origin'][:7]} vs what happened")
+                title=f"Predicted from {charts.origin_label(bt['origin'], series.frequency)} vs what happened",
+                frequency=series.frequency)
         ctx["csv_url"] = reverse("forecast-fit-csv", args=[fit.pk])
     return render(request, "forecasts/series.html", ctx)
 

@@ -26,10 +26,17 @@ COMBINED = "combined"
 
 
 def _yearly(hist_dates: list[date], hist: np.ndarray, fut_dates: list[date], paths: np.ndarray,
-            aggregate: str, frequency: str) -> list[dict[str, Any]]:
+            aggregate: str, frequency: str, steps: list[dict[str, Any]] | None = None,
+            observed: np.ndarray | None = None) -> list[dict[str, Any]]:
+    """Per calendar year: the quantiles of the year's aggregate over the sample paths (observed periods held).
+
+    A year whose figure is one forecast period's value (a yearly series; a stock's year-end period) takes that
+    period's own quantiles from ``steps``, so the year and the period never disagree by the paths' sampling.
+    ``observed``: the history before gaps were filled; a filled period counts as filled, not observed."""
     full = int(PERIODS_PER_YEAR[frequency])
     hy = np.array([d.year for d in hist_dates])
     fy = np.array([d.year for d in fut_dates])
+    seen = np.isfinite(hist) if observed is None else np.isfinite(observed)
     out = []
     for year in sorted(set(hy.tolist()) | set(fy.tolist())):
         hv = hist[hy == year]
@@ -42,9 +49,14 @@ def _yearly(hist_dates: list[date], hist: np.ndarray, fut_dates: list[date], pat
         else:
             per_path = block.mean(axis=1)
         q10, q50, q90 = np.quantile(per_path, [0.1, 0.5, 0.9])
+        if steps is not None and cols.size and (aggregate == "last" or (hv.size == 0 and cols.size == 1)):
+            step = steps[int(cols[-1])]
+            q10, q50, q90 = step["p10"], step["median"], step["p90"]
         complete = hv.size + cols.size >= full
+        n_seen = int(seen[hy == year].sum())
         out.append({"year": int(year), "median": float(q50), "p10": float(q10), "p90": float(q90),
-                    "mean": float(per_path.mean()), "periods_observed": int(hv.size),
+                    "mean": float(per_path.mean()), "periods_observed": n_seen,
+                    "periods_filled": int(hv.size) - n_seen,
                     "periods_forecast": int(cols.size), "complete": bool(complete), "partial": not complete})
     return out
 
@@ -103,7 +115,7 @@ def legacy_result(fc: EngineForecast, *, history: list[float], start: date, freq
         "backtest_horizon": fc.backtest_horizon, "backtest_origins": fc.backtest_origins,
         "seasonal_period": fc.season_length, "history_dates": [d.isoformat() for d in hist_dates],
         "history": hist.tolist(), "fits": fits, "steps": steps,
-        "yearly": _yearly(hist_dates, _fill(hist), fut_dates, paths, aggregate, frequency),
+        "yearly": _yearly(hist_dates, _fill(hist), fut_dates, paths, aggregate, frequency, steps, observed=hist),
         "skipped": {}, "paths": None, "engine": engine,
     })
 
