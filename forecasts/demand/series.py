@@ -363,16 +363,18 @@ def forecast_fit_create(
 
 def external_fit_create(
     series: ExternalSeries, *, horizon: int, family: str | None = None, log: bool | None = None,
-    backtest_origins: int = DEFAULT_ORIGINS, seed: int = 0, user: Any = None,
+    backtest_origins: int = DEFAULT_ORIGINS, seed: int = 0, user: Any = None, growth_rate: float | None = None,
 ) -> ForecastFit:
+    """Forecast an external series and store the fit (``growth_rate``: % per year, for a history too short to
+    fit: a projection of the last value at that rate, as for usage series)."""
     from forecasts.demand.external import regular_values
 
     start, values = regular_values(series)
     options = {"horizon": horizon, "log": log, "family_override": family,
-               "backtest_origins": backtest_origins, "seed": seed}
+               "backtest_origins": backtest_origins, "seed": seed, "growth_rate": growth_rate}
     result, seconds = run_forecast(
         values, start=start, frequency=series.frequency, horizon=horizon, aggregate=series.aggregate,
-        family=family, log=log, backtest_origins=backtest_origins, seed=seed,
+        family=family, log=log, backtest_origins=backtest_origins, seed=seed, growth_rate=growth_rate,
     )
     return _fit_record(
         result, start=start, values=values, frequency=series.frequency, units=series.units, options=options,

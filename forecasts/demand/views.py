@@ -275,6 +275,7 @@ def series_list(request: HttpRequest) -> HttpResponse:
             if upload is None:
                 raise ExternalSeriesError("choose a CSV file to upload")
             horizon = horizon_periods(request.POST.get("horizon"))  # refused before anything is stored
+            growth_rate = _growth_rate(request.POST.get("growth_rate"))
             text = upload_text(upload.read(), upload.name)
             gaps: list[int] = []
             series = external_series_create(
@@ -287,7 +288,7 @@ def series_list(request: HttpRequest) -> HttpResponse:
                 messages.info(request, f"{upload.name}: {describe_gaps(gaps)}: kept as gaps, not as zeros")
             external_fit_create(series, horizon=horizon,
                                 log={"auto": None, "log": True, "raw": False}.get(request.POST.get("log", "auto")),
-                                user=request.user)
+                                user=request.user, growth_rate=growth_rate)
         except (ExternalSeriesError, SeriesError, UploadTextError, HorizonError) as exc:
             error = str(exc)
         else:

@@ -44,7 +44,8 @@ def panel(request: HttpRequest) -> HttpResponse:
                     resp = HttpResponse(run.csv(), content_type="text/csv")
                     resp["Content-Disposition"] = 'attachment; filename="panel-forecast.csv"'
                     return resp
-                ctx.update(summary=run.summary, file_name=upload.name, rows=run.rows()[:60],
+                rows = run.rows()
+                ctx.update(summary=run.summary, file_name=upload.name, rows=rows[:60], rows_total=len(rows),
                            scores=sorted((run.summary.get("scores") or {}).items(),
                                          key=lambda kv: (kv[0] != "combined", kv[1].get("smape") or 0)))
     return render(request, "forecasts/panel.html", ctx)

@@ -73,3 +73,28 @@ def test_a_gap_filled_for_the_fit_is_counted_as_filled_not_observed(client: Clie
     assert gap["periods_observed"] == 0 and gap["periods_filled"] == 1
     assert next(y for y in fit.yearly if y["year"] == 2006)["periods_filled"] == 0
     assert "+ 1 filled" in client.get(f"/forecasts/fits/{fit.pk}/").content.decode()
+
+
+def test_a_series_page_links_its_fit_page(client: Client, planner_user: Any) -> None:
+    login(client, planner_user)
+    rows = "year,value\n" + "".join(f"{2000 + i},{100 + 7 * i}\n" for i in range(16))
+    fit = _upload(client, "linked", "A", rows, horizon=3, aggregate="mean")
+    page = client.get(f"/forecasts/series/{fit.external_series.pk}/").content.decode()
+    assert f'href="/forecasts/fits/{fit.pk}/" id="fit-page-link"' in page
+
+
+def test_a_short_series_upload_offers_a_growth_rate_and_takes_it(client: Client, planner_user: Any) -> None:
+    login(client, planner_user)
+    rows = "year,value\n" + "".join(f"{2019 + i},{50 + 5 * i}\n" for i in range(4))
+    form = client.get("/forecasts/series/").content.decode()
+    assert 'name="growth_rate"' in form  # the field the short-history message points to
+    resp = client.post("/forecasts/series/", {"name": "young", "units": "PB", "frequency": "A", "aggregate": "last",
+                                              "horizon": "3", "file": SimpleUploadedFile("young.csv", rows.encode())})
+    assert "enter a growth rate" in resp.content.decode()
+    resp = client.post("/forecasts/series/", {"name": "young", "units": "PB", "frequency": "A", "aggregate": "last",
+                                              "horizon": "3", "growth_rate": "20", "replace": "1",
+                                              "file": SimpleUploadedFile("young.csv", rows.encode())})
+    assert resp.status_code == 302
+    fit = ExternalSeries.objects.get(name="young").fits.get()
+    assert fit.family == "growth_rate" and fit.options["growth_rate"] == 20
+    assert abs(fit.result["steps"][0]["median"] - 65 * 1.2) < 1e-6  # the last value, 20 % a year on

@@ -121,6 +121,10 @@ def test_the_panel_page_shows_the_scores_and_explains_a_bad_file(client: Client,
     html = page.content.decode()
     assert page.status_code == 200 and 'id="panel-scores"' in html and "combined" in html
     assert "<strong>global</strong> member at weight 0.2" in html  # the weight the run used: a small panel
+    # the command hint repeats what was asked, the reference is the yearly one, and every row is shown
+    assert "forecast_panel PATH --frequency A --horizon 3 --out forecast.csv --holdout 4" in html
+    assert "M3 competition&#x27;s yearly series" in html or "M3 competition's yearly series" in html
+    assert "The first 60" not in html
     bad = io.BytesIO(b"series_id,timestamp,value\nA,1990,x\n")
     bad.name = "bad.csv"
     html = client.post("/forecasts/panel/", {"file": bad, "frequency": "A", "horizon": 3}).content.decode()
