@@ -81,6 +81,7 @@ def test_a_series_page_links_its_fit_page(client: Client, planner_user: Any) -> 
     fit = _upload(client, "linked", "A", rows, horizon=3, aggregate="mean")
     page = client.get(f"/forecasts/series/{fit.external_series.pk}/").content.decode()
     assert f'href="/forecasts/fits/{fit.pk}/" id="fit-page-link"' in page
+    assert 'id="interval-caveat"' in page and "A yearly series forecast on its own" in page  # as on the fit page
 
 
 def test_a_short_series_upload_offers_a_growth_rate_and_takes_it(client: Client, planner_user: Any) -> None:
