@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,15 @@ def test_an_upload_shows_its_progress_and_lands_on_the_summary_then_on_the_usage
 
     settings.UPLOAD_DIR = tmp_path / "uploads"
     monkeypatch.setattr(ingest_service, "BATCH_RECORDS", 1_000)  # many small commits: a bar that moves
+    # ... and at least 0.15 s each, so the page (which polls every 0.7 s) sees the bar part-way on any machine:
+    # on a fast one the 15 batches loaded within one poll and the bar went from 0 to the summary page
+    load_batch = ingest_service._load_with_retry
+
+    def slow_load(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.15)
+        return load_batch(*args, **kwargs)
+
+    monkeypatch.setattr(ingest_service, "_load_with_retry", slow_load)
     page = page_as(planner_user)
     page.goto(f"{live_server.url}/usage/ingest/new/")
     assert page.get_by_text("Drag an accounting file here").is_visible()
