@@ -27,9 +27,9 @@ def num(value: Any, digits: int = 2) -> str:
 
 
 @register.filter
-def pct(value: Any) -> str:
+def pct(value: Any, digits: int = 0) -> str:
     v = _finite(value)
-    return "–" if v is None else f"{100 * v:.0f}%"
+    return "–" if v is None else f"{100 * v:.{int(digits)}f}%"
 
 
 @register.filter

@@ -125,6 +125,9 @@ def test_the_panel_page_shows_the_scores_and_explains_a_bad_file(client: Client,
     assert "forecast_panel PATH --frequency A --horizon 3 --out forecast.csv --holdout 4" in html
     assert "M3 competition&#x27;s yearly series" in html or "M3 competition's yearly series" in html
     assert "The first 60" not in html
+    # coverage as a percentage, as on every other page (it read 1.000 here and 84% elsewhere)
+    cov = html.split('id="panel-scores"')[1].split("</tr>")[1].split('<td class="num">')[3].split("<")[0]
+    assert cov.endswith("%") and "." in cov, cov
     bad = io.BytesIO(b"series_id,timestamp,value\nA,1990,x\n")
     bad.name = "bad.csv"
     html = client.post("/forecasts/panel/", {"file": bad, "frequency": "A", "horizon": 3}).content.decode()
