@@ -20,6 +20,11 @@ BYTES_PER_TIB = 2**40
 TB_PER_PB = 1000.0
 # A series' periods by frequency code, in messages and on pages ("36 months", "10 years").
 PERIOD_UNITS = {"M": "months", "Q": "quarters", "S": "half-years", "A": "years", "W": "weeks"}
+
+
+def period_word(frequency: str) -> str:
+    """One of a series' periods in words, singular (month, quarter, half-year, year)."""
+    return PERIOD_UNITS.get(frequency, "periods").removesuffix("s")
 # How a usage metric's months make its yearly figure: flows are summed, a stock is the year's last month, a count of
 # people the months' mean (docs/forecasting.md, "Conventions")
 YEAR_AGGREGATE = {"core_hours": "sum", "jobs": "sum", "active_users": "mean", "storage_pb": "last"}

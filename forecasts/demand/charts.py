@@ -8,7 +8,7 @@ from typing import Any
 
 from forecasts.demand.engine.timestamps import TimestampError, period_name
 from forecasts.demand.growth import add_months
-from forecasts.units import PERIOD_UNITS
+from forecasts.units import period_word
 
 BAND95 = "rgba(31, 119, 180, 0.12)"
 BAND80 = "rgba(31, 119, 180, 0.25)"
@@ -74,11 +74,6 @@ def overlays_drawn(fan: dict[str, Any]) -> dict[str, bool]:
     return {"capacity": bool(capacity),
             "capacity_hidden": any(t.get("visible") == "legendonly" for t in capacity),
             "plan_hidden": any(t.get("visible") == "legendonly" for t in plan)}
-
-
-def period_word(frequency: str) -> str:
-    """The x axis' title: the series' period, singular (month, quarter, half-year, year)."""
-    return PERIOD_UNITS.get(frequency, "periods").removesuffix("s")
 
 
 def origin_label(origin: str, frequency: str) -> str:

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import models
 
 from forecasts.accounting.models import Cluster, Department
-from forecasts.units import PERIOD_UNITS, YEAR_AGGREGATE
+from forecasts.units import PERIOD_UNITS, YEAR_AGGREGATE, period_word
 
 # Below this many values fitted a forecast's intervals are flagged as running narrow (interval_caveat).
 SHORT_HISTORY_VALUES = 14
@@ -155,6 +155,11 @@ class ForecastFit(models.Model):
     def period_unit(self) -> str:
         """The series' periods in words: months, quarters, half-years, years."""
         return PERIOD_UNITS.get(self.frequency, "periods")
+
+    @property
+    def period_word(self) -> str:
+        """One of the series' periods in words: month, quarter, half-year, year."""
+        return period_word(self.frequency)
 
     @property
     def interval_caveat(self) -> str | None:

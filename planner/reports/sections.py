@@ -288,8 +288,8 @@ def _projections(b: _Builder) -> Section:
         ys = plan["years"]
         s.blocks.append(b.para("sequencer_plan", (
             f"The sequencer plan '{plan['name']}' (version {plan['version']}) grows from "
-            f"{_count(ys[0]['instruments_end'])} instrument{'' if _count(ys[0]['instruments_end']) == '1' else 's'} "
-            f"at the end of {ys[0]['year']} to {_count(ys[-1]['instruments_end'])} in {ys[-1]['year']}, when it needs "
+            f"{_count(ys[0]['instruments_end'], 'instrument')} at the end of {ys[0]['year']} to "
+            f"{_count(ys[-1]['instruments_end'])} in {ys[-1]['year']}, when it needs "
             f"{fmt_millions(ys[-1]['core_hours_ref'])} core-hours a year ({plan['convention']}) and holds "
             f"{fmt_num(ys[-1]['stored_pb'], 2)} PB."), ref))
         s.blocks.append(Table(
@@ -349,9 +349,10 @@ def _benchmarks(b: _Builder) -> Section:
     return s
 
 
-def _count(n: float) -> str:
-    """An instrument count as the plan's table shows it (one decimal, a whole number without it)."""
-    return fmt_num(n, 1).removesuffix(".0")
+def _count(n: float, noun: str = "") -> str:
+    """An instrument count as the plan's table shows it (one decimal, a whole number without it), with ``noun``."""
+    count = fmt_num(n, 1).removesuffix(".0")
+    return f"{count} {noun}{'' if count == '1' else 's'}" if noun else count
 
 
 def _configuration(b: _Builder) -> Section:

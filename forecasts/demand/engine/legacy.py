@@ -48,10 +48,11 @@ def _yearly(hist_dates: list[date], hist: np.ndarray, fut_dates: list[date], pat
             per_path = block[:, -1]
         else:
             per_path = block.mean(axis=1)
-        q10, q50, q90 = np.quantile(per_path, [0.1, 0.5, 0.9])
         if steps is not None and cols.size and (aggregate == "last" or (hv.size == 0 and cols.size == 1)):
             step = steps[int(cols[-1])]
             q10, q50, q90 = step["p10"], step["median"], step["p90"]
+        else:
+            q10, q50, q90 = np.quantile(per_path, [0.1, 0.5, 0.9])
         complete = hv.size + cols.size >= full
         n_seen = int(seen[hy == year].sum())
         out.append({"year": int(year), "median": float(q50), "p10": float(q10), "p90": float(q90),
