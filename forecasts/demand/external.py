@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from forecasts.demand.engine.timestamps import TimestampError, period_name
 from forecasts.demand.growth import series_from_points
 from forecasts.demand.models import ExternalSeries
 
@@ -133,14 +134,27 @@ def external_series_create(*, name: str, units: str, frequency: str, text: str, 
     return ExternalSeries.objects.create(name=name, **fields)
 
 
+def period_names(dates: list[str], frequency: str) -> list[str]:
+    """ISO period-start dates named as the series names its periods: 2019, 2019-H1, 2019-Q2, 2019-04."""
+    out = []
+    for d in dates:
+        try:
+            out.append(period_name(str(d)[:10], frequency))
+        except TimestampError:
+            out.append(str(d)[:10])
+    return out
+
+
 def forecast_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per future step: median and the 80% and 95% bounds (the CSV download and the command)."""
+    """Per future step: its period (2019, 2019-Q2, 2019-04), median and the 80% and 95% bounds (the CSV
+    download, the API and the command); ``date`` is the period's first day, as before."""
+    periods = period_names([s["date"] for s in result["steps"]], result.get("frequency", "M"))
     return [
         {
-            "date": s["date"], "median": s["median"], "p10": s["p10"], "p90": s["p90"],
+            "period": p, "date": s["date"], "median": s["median"], "p10": s["p10"], "p90": s["p90"],
             "p2_5": s["p2_5"], "p97_5": s["p97_5"],
         }
-        for s in result["steps"]
+        for p, s in zip(periods, result["steps"], strict=True)
     ]
 
 
@@ -148,10 +162,12 @@ def forecast_csv(result: dict[str, Any], units: str) -> str:
     """History and forecast as one CSV (series units)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["date", "kind", f"value_{units}", "median", "p10_80lo", "p90_80hi", "p2_5_95lo", "p97_5_95hi"])
-    for d, v in zip(result["history_dates"], result["history"], strict=True):
-        w.writerow([d, "observed", "" if v is None or (isinstance(v, float) and np.isnan(v)) else v,
+    w.writerow(["period", "date", "kind", f"value_{units}", "median", "p10_80lo", "p90_80hi", "p2_5_95lo",
+                "p97_5_95hi"])
+    history = period_names(result["history_dates"], result.get("frequency", "M"))
+    for p, d, v in zip(history, result["history_dates"], result["history"], strict=True):
+        w.writerow([p, d, "observed", "" if v is None or (isinstance(v, float) and np.isnan(v)) else v,
                     "", "", "", "", ""])
     for r in forecast_rows(result):
-        w.writerow([r["date"], "forecast", "", r["median"], r["p10"], r["p90"], r["p2_5"], r["p97_5"]])
+        w.writerow([r["period"], r["date"], "forecast", "", r["median"], r["p10"], r["p90"], r["p2_5"], r["p97_5"]])
     return buf.getvalue()

@@ -131,7 +131,8 @@ def test_uploading_a_series_fits_it_and_offers_the_forecast_csv(client: Client, 
     assert "2025 median" in page and "2029 median" in page and "2025-01 median" not in page  # years, not months
     fit = series.fits.get()
     csv = client.get(f"/forecasts/fits/{fit.pk}/forecast.csv").content.decode().splitlines()
-    assert csv[0].startswith("date,kind,value_USD/TB,median") and csv[-1].startswith("2029-01-01,forecast")
+    assert csv[0].startswith("period,date,kind,value_USD/TB,median") and csv[-1].startswith("2029,2029-01-01,forecast")
+    assert csv[1].split(",")[:3] == ["2005", "2005-01-01", "observed"]  # years named as years, the date kept
 
 
 @pytest.mark.parametrize("horizon", ["abc", "0", "-2", "241", "2.5"])
@@ -279,6 +280,7 @@ def test_api_external_series_upload_and_forecast(client: Client, planner_user: A
     assert fc.status_code == 201
     body = fc.json()
     assert len(body["forecast"]) == 3 and body["backtest"]["origins"] >= 2 and body["units"] == "USD/TB"
+    assert [r["period"] for r in body["forecast"]] == ["2025", "2026", "2027"]  # the series ends in 2024
 
 
 def test_a_year_outside_the_plan_has_no_plan_figure_and_no_storage_figure_without_a_trend(

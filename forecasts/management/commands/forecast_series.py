@@ -116,7 +116,7 @@ class Command(BaseCommand):
         self.stderr.write(f"{path.name}: {len(points)} points{holes}, chose {result['family']} in {seconds:.2f} s")
         if not o["json"]:
             for r in summary["forecast"]:
-                self.stdout.write(f"  {r['date']}: {r['median']:.6g}  80% [{r['p10']:.6g}, {r['p90']:.6g}]  "
+                self.stdout.write(f"  {r['period']}: {r['median']:.6g}  80% [{r['p10']:.6g}, {r['p90']:.6g}]  "
                                   f"95% [{r['p2_5']:.6g}, {r['p97_5']:.6g}]")
         self.stdout.write(json.dumps(summary))
 
