@@ -47,8 +47,10 @@ def demo_slurm_lines() -> Iterator[str]:
 
 
 def load_jobs(log: Callable[[str], None]) -> None:
+    # Its Slurm writes UTC times (the logs are loaded as UTC), so a re-upload with the zone left blank reads the
+    # same submit times and counts the same jobs as duplicates.
     cluster, _ = Cluster.objects.get_or_create(
-        name=CLUSTER, defaults={"description": "Shared HPC cluster (demo)", "timezone": "America/New_York"}
+        name=CLUSTER, defaults={"description": "Shared HPC cluster (demo)", "timezone": "UTC"}
     )
     for effective_from, cores, nodes, note in CAPACITY:
         ClusterCapacity.objects.update_or_create(

@@ -28,3 +28,15 @@ def logs_partial_month(cluster: Cluster | None = None, *, cluster_name: str | No
     if (last_day + timedelta(days=1)).day == 1:
         return None  # the logs reach the month's last day
     return last_day.replace(day=1), latest_end
+
+
+def other_zones(run: IngestRun) -> list[str]:
+    """The time zones the cluster's other completed runs read local times in, where they differ from ``run``'s.
+
+    A job is the same job when its cluster, id, array index and submit time agree; lines loaded before under
+    another zone get other submit times, so loading them again stores them again instead of counting duplicates.
+    """
+    zones = (IngestRun.objects.filter(cluster_id=run.cluster_id, status=IngestRun.Status.COMPLETED)
+             .exclude(pk=run.pk).exclude(timezone=run.timezone).order_by("timezone")
+             .values_list("timezone", flat=True).distinct())
+    return list(zones)

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_POST
 from forecasts.accounting.load import IngestError, ingest_run_create
 from forecasts.accounting.models import Cluster, IngestRejection, IngestRun, UsageMonthly
 from forecasts.accounting.parsers.formats import FORMATS
+from forecasts.accounting.selectors import other_zones
 from forecasts.accounting.upload import (
     DETECT,
     IngestUploadHandler,
@@ -175,6 +176,7 @@ def ingest_run(request: HttpRequest, pk: int) -> HttpResponse:
         "job": run.background_job,
         "in_progress": run.status in (IngestRun.Status.QUEUED, IngestRun.Status.RUNNING),
         "unassigned": _unassigned_share(run), "can_map": role_of(request.user) in (ADMIN, PLANNER),
+        "other_zones": other_zones(run),
     })
 
 
