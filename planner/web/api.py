@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.urls import URLPattern, URLResolver
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.routers import DefaultRouter
+from rest_framework.reverse import reverse
+from rest_framework.routers import APIRootView, DefaultRouter
 
 from forecasts.accounting.models import Department
 from planner.roles import role_of, scope_by_department
@@ -48,5 +52,34 @@ def me(request: Request) -> Response:
     )
 
 
-router = DefaultRouter()
+def _plain_routes(patterns: list[Any], prefix: str = "") -> list[tuple[str, str]]:
+    """(path, name) of every named route under ``patterns`` that takes no argument."""
+    out: list[tuple[str, str]] = []
+    for p in patterns:
+        route = prefix + str(p.pattern).lstrip("^").rstrip("$")
+        if isinstance(p, URLResolver):
+            out += _plain_routes(p.url_patterns, route)
+        elif isinstance(p, URLPattern) and p.name and "<" not in route and "(?P" not in route:
+            out.append((route, p.name))
+    return out
+
+
+class IndexRootView(APIRootView):
+    """/api/v1/: every endpoint that takes no argument, as links (each router's own root knew only its own)."""
+
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        from planner.urls import api_v1  # the URL conf imports this module
+
+        links: dict[str, str] = {}
+        for route, name in sorted(_plain_routes(api_v1)):
+            if route and name not in ("api-root",) and route.rstrip("/") not in links:
+                links[route.rstrip("/")] = reverse(name, request=request)
+        return Response(links)
+
+
+class IndexRouter(DefaultRouter):
+    APIRootView = IndexRootView
+
+
+router = IndexRouter()
 router.register("departments", DepartmentViewSet, basename="department")
