@@ -21,7 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
-from forecasts.chargeback.models import Statement, StatementJob, StatementLine
+from forecasts.chargeback.models import Statement, StatementJob, StatementLine, statements_logs_end
 from forecasts.chargeback.selectors import statements_visible
 from forecasts.chargeback.services import ChargebackError, parse_month, statements_compute
 from planner.roles import IsPlanner
@@ -46,13 +46,16 @@ class StatementOut(serializers.ModelSerializer):
     department_name = serializers.CharField(source="department.name", read_only=True)
     month = serializers.DateField(format="%Y-%m")
     provisional = serializers.BooleanField(source="is_provisional", read_only=True,
-                                           help_text="the month is in progress: figures will still change")
+                                           help_text="figures will still change: the month is in progress, "
+                                                     "or the accounting logs end inside it (usage so far)")
+    provisional_reason = serializers.CharField(read_only=True, help_text="why it is provisional ('' when final), "
+                                               "e.g. 'logs end on 6 January 2020: usage so far'")
 
     class Meta:
         model = Statement
-        fields = ["id", "department", "department_name", "month", "provisional", "version", "is_current", "plan_name",
-                  "computed_at", "reason", "jobs", "core_hours", "gpu_hours", "storage_tb", "compute_usd",
-                  "storage_usd", "subsidy_usd", "cap_usd", "total_usd", "notes"]
+        fields = ["id", "department", "department_name", "month", "provisional", "provisional_reason", "version",
+                  "is_current", "plan_name", "computed_at", "reason", "jobs", "core_hours", "gpu_hours", "storage_tb",
+                  "compute_usd", "storage_usd", "subsidy_usd", "cap_usd", "total_usd", "notes"]
 
 
 class StatementDetailOut(StatementOut):
@@ -97,6 +100,11 @@ class StatementViewSet(viewsets.ReadOnlyModelViewSet):
         else:
             rows = rows.prefetch_related("lines", "top_jobs")
         return rows.order_by("-month", "department__name", "-version")
+
+    def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
+        if args and isinstance(args[0], list):  # a page of statements: where the logs end, read once
+            args = (statements_logs_end(args[0]), *args[1:])
+        return super().get_serializer(*args, **kwargs)
 
     def get_serializer_class(self) -> Any:
         return StatementDetailOut if self.action == "retrieve" else StatementOut

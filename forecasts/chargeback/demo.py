@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import transaction
 
 from forecasts.accounting.models import Department
+from forecasts.accounting.selectors import logs_partial_month
 from forecasts.chargeback.models import (
     ComputeRate,
     DepartmentAdjustment,
@@ -114,12 +115,21 @@ def rate_plan_load_yaml(text: str, *, filename: str = "rates.yaml") -> RatePlan:
 DEMO_MONTHS = 12
 
 
+def demo_months() -> list[date]:
+    """The last DEMO_MONTHS whole months with usage, then the month the logs end inside, if any."""
+    partial = logs_partial_month()
+    months = months_with_usage()
+    whole = [m for m in months if partial is None or m != partial[0]]
+    return whole[-DEMO_MONTHS:] + [m for m in months if partial is not None and m == partial[0]]
+
+
 def demo_load(log: Callable[[str], None]) -> None:
-    """Demo step: the Minerva-style rate plan, then statements for the last 12 months with usage."""
+    """Demo step: the Minerva-style rate plan, then statements for the last 12 whole months with usage
+    and the month the logs end inside (usage so far), so the chargeback page's year is a whole year."""
     if not RatePlan.objects.filter(name__startswith="Demo").exists():
         plan = rate_plan_load_yaml(DEMO_RATES.read_text(), filename="demo_rates.yaml")
         log(f"  rate plan: {plan}")
-    months = months_with_usage(last=DEMO_MONTHS)
+    months = demo_months()
     if not months:
         log("  no usage loaded: no statements to compute")
         return

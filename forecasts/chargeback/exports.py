@@ -17,7 +17,7 @@ def _header(statement: Statement) -> list[tuple[str, str]]:
     return [
         ("department", f"{statement.department.name} ({statement.department.code})"),
         ("month", f"{statement.month:%Y-%m}"),
-        ("status", "PROVISIONAL: the month is in progress" if statement.is_provisional else "final"),
+        ("status", f"PROVISIONAL: {statement.provisional_reason}" if statement.is_provisional else "final"),
         ("version", f"{statement.version}{'' if statement.is_current else ' (superseded)'}"),
         ("rate plan", statement.plan_name),
         ("computed", f"{statement.computed_at:%Y-%m-%d %H:%M} UTC"),
@@ -92,11 +92,12 @@ def statement_pdf(statement: Statement, breakdown: dict[str, Any], top_jobs: lis
                             topMargin=0.7 * inch, bottomMargin=0.7 * inch,
                             title=f"Chargeback statement {statement.department.name} {statement.month:%Y-%m}")
     money = "${:,.2f}".format
+    provisional = f" &middot; <b>PROVISIONAL: {statement.provisional_reason}</b>" if statement.is_provisional else ""
     story: list[Any] = [
         Paragraph(institution or "Research computing", styles["Normal"]),
         Paragraph(f"Chargeback statement: {statement.department.name}", styles["Title"]),
         Paragraph(f"{statement.month:%B %Y} (UTC calendar month by job end)"
-                  + (" &middot; <b>PROVISIONAL: the month is in progress</b>" if statement.is_provisional else "")
+                  + provisional
                   + f" &middot; version {statement.version}"
                   f"{'' if statement.is_current else ' (superseded)'} &middot; rate plan: {statement.plan_name}"
                   + (f" &middot; project: {project_label}" if project_label else ""), styles["Normal"]),

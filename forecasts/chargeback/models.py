@@ -9,6 +9,8 @@ after a rate or mapping change writes a new version and keeps the old one.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import date, datetime
 from decimal import Decimal
 
 from django.conf import settings
@@ -149,6 +151,7 @@ class Statement(models.Model):
     cap_usd = models.DecimalField(**MONEY, default=Decimal(0))
     total_usd = models.DecimalField(**MONEY, default=Decimal(0))
     notes = models.JSONField(default=list, blank=True, help_text="what a reader must know (missing scans, rates)")
+    _logs_partial: tuple[date, datetime] | None  # logs_partial_month(), read once (see logs_end)
 
     class Meta:
         ordering = ["-month", "department__name", "-version"]
@@ -166,13 +169,39 @@ class Statement(models.Model):
         return f"{self.department} {self.month:%Y-%m} v{self.version}"
 
     @property
-    def is_provisional(self) -> bool:
+    def logs_end(self) -> datetime | None:
+        """When the accounting logs end, if they end inside this statement's month (None: they cover it
+        whole); the one rule is forecasts.accounting.selectors.logs_partial_month, read once per statement
+        (``statements_logs_end`` reads it once for a list)."""
+        if not hasattr(self, "_logs_partial"):
+            from forecasts.accounting.selectors import logs_partial_month
+
+            self._logs_partial = logs_partial_month()
+        partial = self._logs_partial
+        return partial[1] if partial is not None and partial[0] == self.month else None
+
+    @property
+    def in_progress(self) -> bool:
         """The month is still in progress: its usage and scans are still coming in."""
         from django.utils import timezone
 
         from forecasts.chargeback.months import is_provisional
 
         return is_provisional(self.month, timezone.now().date())
+
+    @property
+    def is_provisional(self) -> bool:
+        """Its figures will still change: the month is in progress, or the logs end inside it."""
+        return self.logs_end is not None or self.in_progress
+
+    @property
+    def provisional_reason(self) -> str:
+        """Why the statement is provisional ('' when it is final), in the words every surface uses."""
+        from forecasts.chargeback.months import logs_end_words
+
+        if (end := self.logs_end) is not None:
+            return logs_end_words(end)
+        return "the month is in progress" if self.in_progress else ""
 
     @property
     def adjustments_usd(self) -> Decimal:
@@ -183,12 +212,24 @@ class Statement(models.Model):
         return {
             "id": self.pk, "department": self.department.code, "month": f"{self.month:%Y-%m}",
             "version": self.version, "is_current": self.is_current, "provisional": self.is_provisional,
+            "provisional_reason": self.provisional_reason,
             "jobs": self.jobs,
             "core_hours": self.core_hours, "gpu_hours": self.gpu_hours, "storage_tb": self.storage_tb,
             "compute_usd": str(self.compute_usd), "storage_usd": str(self.storage_usd),
             "subsidy_usd": str(self.subsidy_usd), "cap_usd": str(self.cap_usd),
             "total_usd": str(self.total_usd),
         }
+
+
+def statements_logs_end(statements: Iterable[Statement]) -> list[Statement]:
+    """The statements, each knowing where the logs end from one read (not one read per statement)."""
+    from forecasts.accounting.selectors import logs_partial_month
+
+    rows = list(statements)
+    partial = logs_partial_month() if rows else None
+    for statement in rows:
+        statement._logs_partial = partial
+    return rows
 
 
 class StatementLine(models.Model):

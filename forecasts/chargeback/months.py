@@ -10,12 +10,15 @@ billed every month all the same:
 - a month before the file system's first scan: nothing (storage is never billed backwards).
 
 The month in progress is *provisional* until it closes: its usage and scans are still coming.
+So is the month the accounting logs end inside (exported on the 6th): its statements bill the
+usage so far, and its storage is prorated to the days the logs cover (``logs_cover``), so
+compute and storage describe the same days.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 CARRY = "carry"
 LINEAR = "linear"
@@ -30,6 +33,25 @@ def month_end(month: date) -> date:
 def is_provisional(month: date, today: date) -> bool:
     """A month is provisional until it has closed: ``today`` falls in it (or before it)."""
     return month.replace(day=1) >= today.replace(day=1)
+
+
+def logs_end_words(logs_end: date | datetime) -> str:
+    """What a statement of the month the logs end inside says: 'logs end on 6 January 2020: usage so far'."""
+    return f"logs end on {logs_end.day} {logs_end:%B %Y}: usage so far"
+
+
+def logs_cover(month: date, logs_end: date | datetime) -> tuple[int, int]:
+    """(days the logs cover, days in the month) for the month the logs end inside: its first day
+    through the day they end, that day counted (logs ending on 6 January cover 6 of 31 days).
+
+    >>> logs_cover(date(2020, 1, 1), date(2020, 1, 6))
+    (6, 31)
+    """
+    days = (month_end(month) - month.replace(day=1)).days
+    end = logs_end.date() if isinstance(logs_end, datetime) else logs_end
+    if not month.replace(day=1) <= end < month_end(month):
+        raise ValueError(f"the logs end on {end}, not inside {month:%Y-%m}")
+    return end.day, days
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Count, QuerySet, Sum
+from django.db.models import Count, Max, QuerySet, Sum
 from django.http import Http404
 
-from forecasts.accounting.models import Department, UsageMonthly
-from forecasts.chargeback.models import Statement, StatementLine
+from forecasts.accounting.models import Department, IngestRun, UsageMonthly
+from forecasts.accounting.selectors import logs_partial_month
+from forecasts.chargeback.models import Statement, StatementLine, statements_logs_end
 from planner.roles import scope_by_department
 
 
@@ -72,33 +73,64 @@ def statement_breakdown(statement: Statement, project: int | None = None) -> dic
 
 def department_year(user: Any, department: Department, year: int) -> list[dict[str, Any]]:
     """Current statements of a department's year, month by month (missing months omitted)."""
-    rows = (statements_visible(user).filter(department=department, is_current=True, month__year=year)
-            .order_by("month"))
+    rows = statements_logs_end(statements_visible(user).filter(department=department, is_current=True,
+                                                               month__year=year).order_by("month"))
     return [{"statement": s, "month": s.month, "compute_usd": s.compute_usd, "storage_usd": s.storage_usd,
              "adjustments_usd": s.subsidy_usd + s.cap_usd, "total_usd": s.total_usd, "core_hours": s.core_hours}
             for s in rows]
 
 
-def year_coverage(department: Department, year: int, statement_months: list[date], today: date) -> dict[str, Any]:
+def logs_end() -> datetime | None:
+    """Where the accounting logs end (the latest completed load's last job end), None before any load:
+    the quantity ``logs_partial_month`` reads, for the months after it, which no statement can bill yet."""
+    return IngestRun.objects.filter(status=IngestRun.Status.COMPLETED).aggregate(m=Max("last_end"))["m"]
+
+
+def year_coverage(department: Department, year: int, statement_months: list[date], today: date,
+                  logs_ended: datetime | None = None) -> dict[str, Any]:
     """Which months of ``year`` a year-to-date total covers, and which it leaves out and why.
 
     The months counted are January to December (to the current month in the current year; none
-    in a future year). A month without a current statement is named either as "usage loaded,
-    statement not computed" (the total is short of it until someone computes it) or as "no usage
-    loaded" (nothing to bill, as far as the product knows).
+    in a future year), and no later than the month the logs end in (``logs_ended``): a month after
+    the logs end is named as such ("after_logs"), not as a month without usage. A month without a
+    current statement is named either as "usage loaded, statement not computed" (the total is short
+    of it until someone computes it) or as "no usage loaded" (nothing to bill, as far as the product
+    knows).
     """
     last = 12 if year < today.year else (today.month if year == today.year else 0)
     have = {m.replace(day=1) for m in statement_months}
     used = set(UsageMonthly.objects.filter(department=department, month__year=year)
                .values_list("month", flat=True).distinct())
-    expected = [date(year, m, 1) for m in range(1, last + 1)]
+    in_year = [date(year, m, 1) for m in range(1, last + 1)]
+    logs_month = logs_ended.date().replace(day=1) if logs_ended is not None else None
+    after = [m for m in in_year if logs_month is not None and m > logs_month and m not in have]
+    expected = [m for m in in_year if m not in after]
     missing = [m for m in expected if m not in have]
-    return {"included": sorted(have), "expected": expected,
+    return {"included": sorted(have), "expected": expected, "after_logs": after, "logs_end": logs_ended,
+            "logs_end_in_year": logs_ended is not None and logs_ended.year == year,
             "not_computed": [m for m in missing if m in used], "no_usage": [m for m in missing if m not in used]}
 
 
+def default_year(user: Any, department: Department) -> int | None:
+    """The year the department's page opens on: that of its latest statement of a whole month (the month
+    the logs end inside bills the usage so far), else of its latest statement; None without statements."""
+    months = list(statements_visible(user).filter(department=department, is_current=True)
+                  .order_by("-month").values_list("month", flat=True).distinct())
+    partial = logs_partial_month()
+    whole = [m for m in months if partial is None or m != partial[0]]
+    return (whole or months)[0].year if months else None
+
+
 def month_overview(user: Any, month: date) -> list[Statement]:
-    return list(statements_visible(user).filter(month=month, is_current=True).order_by("department__name"))
+    """The month's current statements, the departments by name and the Unassigned bucket (jobs with no
+    department: not a department, but its charge keeps the totals whole) last."""
+    rows = statements_visible(user).filter(month=month, is_current=True).order_by("department__name")
+    return sorted(statements_logs_end(rows), key=lambda s: s.department.code == Department.UNASSIGNED_CODE)
+
+
+def month_has_usage(user: Any, month: date) -> bool:
+    """Whether usage of the user's departments is loaded for ``month`` (statements can be computed)."""
+    return scope_by_department(UsageMonthly.objects.filter(month=month), user).exists()
 
 
 def years_of(user: Any, department: Department) -> list[int]:

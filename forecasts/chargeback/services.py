@@ -35,6 +35,7 @@ from django.db import connection, transaction
 from django.db.models import Max
 
 from forecasts.accounting.models import Department, Project, UsageMonthly
+from forecasts.accounting.selectors import logs_partial_month
 from forecasts.chargeback import rates as core
 from forecasts.chargeback.holdings import StorageHolding, storage_holdings
 from forecasts.chargeback.models import (
@@ -47,6 +48,7 @@ from forecasts.chargeback.models import (
     StatementLine,
     StorageRate,
 )
+from forecasts.chargeback.months import logs_cover
 from forecasts.units import MB_PER_GB, SECONDS_PER_HOUR
 
 TOP_JOBS = 10
@@ -309,18 +311,28 @@ def price_month(month: date, rates: PlanRates, departments: list[int]) -> dict[i
 
 
 def _add_storage_lines(month: date, rates: PlanRates, result: dict[int, DepartmentMonth]) -> None:
+    """Storage lines; in the month the logs end inside, prorated to the days the logs cover
+    (forecasts/chargeback/months.py), so storage and compute bill the same days so far."""
     found = storage_holdings(month, rates.plan.storage_between_scans)
     holdings = found.by_department
+    partial = logs_partial_month()
+    covered = logs_cover(month, partial[1]) if partial is not None and partial[0] == month else None
     for dept, dm in result.items():
         if not holdings:
             dm.notes.append(NO_STORAGE_NOTE)
             continue
         held = {h.filesystem for h in holdings.get(dept, [])}
         dm.notes += [f"Storage on {fs}: {basis}." for fs, basis in sorted(found.notes.items()) if fs in held]
+        if covered and held and partial:
+            dm.notes.append(f"Storage billed for {covered[0]} of {covered[1]} days: the accounting logs end on "
+                            f"{partial[1].day} {partial[1]:%B %Y}, so this statement bills the usage so far.")
         for h in holdings.get(dept, []):
             rate = core.resolve_storage_rate(rates.storage, h.filesystem, h.tier)
             exact = core.storage_charge_usd(h.tb, rate) if rate else Decimal(0)
             label = f"${rate.tb_month_usd.normalize():f}/TB-month" if rate else "no storage rate: not charged"
+            if covered and rate:
+                exact = exact * covered[0] / covered[1]
+                label += f" x {covered[0]}/{covered[1]} of the month"
             dm.lines.append(Line("storage", exact, project_id=h.project_id, filesystem=h.filesystem, tier=h.tier,
                                  tb=h.tb, rate=label))
 

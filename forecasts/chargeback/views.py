@@ -17,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from forecasts.accounting.models import Institution, Project
+from forecasts.accounting.models import Department, Institution, Project
 from forecasts.accounting.selectors import logs_partial_month
 from forecasts.chargeback import selectors as sel
 from forecasts.chargeback.charts import ytd_figure
@@ -90,10 +90,16 @@ def index(request: HttpRequest) -> HttpResponse:
     whole = [m for m in months if partial is None or m != partial[0]]
     month = _month_param(request, whole[0] if whole else months[0])
     statements = sel.month_overview(request.user, month) if month else []
+    unassigned = [s for s in statements if s.department.code == Department.UNASSIGNED_CODE]
     context.update({"month": month, "statements": statements, "totals": sel.totals(statements),
+                    "departments_count": len(statements) - len(unassigned), "unassigned": unassigned,
                     "partial": partial, "logs_end_inside": partial is not None and month == partial[0],
                     "provisional": bool(month) and month_is_provisional(month, timezone.now().date()),
                     "no_storage": bool(statements) and all(NO_STORAGE_NOTE in s.notes for s in statements)})
+    if month and not statements:  # nothing computed for this month: say whether there is usage to compute
+        logs_ended = sel.logs_end()
+        context.update({"month_has_usage": sel.month_has_usage(request.user, month), "logs_ended": logs_ended,
+                        "after_logs": logs_ended is not None and month > logs_ended.date()})
     return render(request, "chargeback/index.html", context)
 
 
@@ -162,11 +168,11 @@ def statement_export_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
-def _year(request: HttpRequest, department_years: list[int]) -> int:
-    """The ?year= parameter (a year from 1970 to 9999), else the department's latest year with statements."""
+def _year(request: HttpRequest, default: int | None) -> int:
+    """The ?year= parameter (a year from 1970 to 9999), else ``default`` (``selectors.default_year``)."""
     raw = request.GET.get("year", "").strip()
     if not raw:
-        return department_years[0] if department_years else date.today().year
+        return default if default is not None else date.today().year
     if not raw.isdigit():
         raise BadParameter(f"The year parameter must be a year such as {date.today().year}, not {raw[:40]!r}.")
     if not FIRST_YEAR <= int(raw) <= LAST_YEAR:
@@ -179,7 +185,7 @@ def _year(request: HttpRequest, department_years: list[int]) -> int:
 def department_ytd(request: HttpRequest, code: str) -> HttpResponse:
     department = sel.department_get(request.user, code)
     years = sel.years_of(request.user, department)
-    year = _year(request, years)
+    year = _year(request, sel.default_year(request.user, department))
     rows = sel.department_year(request.user, department, year)
     return render(request, "chargeback/ytd.html", {
         "department": department, "year": year, "years": years, "rows": rows,
@@ -188,7 +194,8 @@ def department_ytd(request: HttpRequest, code: str) -> HttpResponse:
         "compute": sum((r["compute_usd"] for r in rows), 0), "storage": sum((r["storage_usd"] for r in rows), 0),
         "adjustments": sum((r["adjustments_usd"] for r in rows), 0),
         "no_storage": bool(rows) and all(NO_STORAGE_NOTE in r["statement"].notes for r in rows),
-        "coverage": sel.year_coverage(department, year, [r["month"] for r in rows], timezone.now().date()),
+        "coverage": sel.year_coverage(department, year, [r["month"] for r in rows], timezone.now().date(),
+                                      sel.logs_end()),
         "is_planner": sees_everything(request.user),
     })
 
@@ -196,14 +203,14 @@ def department_ytd(request: HttpRequest, code: str) -> HttpResponse:
 @_refusing_bad_parameters(as_json=True)
 def department_ytd_json(request: HttpRequest, code: str) -> JsonResponse:
     department = sel.department_get(request.user, code)
-    year = _year(request, sel.years_of(request.user, department))
+    year = _year(request, sel.default_year(request.user, department))
     return JsonResponse(ytd_figure(sel.department_year(request.user, department, year), department.name, year))
 
 
 @_refusing_bad_parameters()
 def department_ytd_csv(request: HttpRequest, code: str) -> HttpResponse:
     department = sel.department_get(request.user, code)
-    year = _year(request, sel.years_of(request.user, department))
+    year = _year(request, sel.default_year(request.user, department))
     lines = ["month,status,version,core_hours,compute_usd,storage_usd,adjustments_usd,total_usd"]
     for r in sel.department_year(request.user, department, year):
         status = "provisional" if r["statement"].is_provisional else "final"

@@ -93,3 +93,10 @@ def small_site(tmp_path: Path) -> dict[str, Any]:
     map_accounts([("autism-wgs", "ggs", "autism-wgs"), ("rare-disease", "ggs", "rare-disease"),
                   ("md-sim", "scb", "md-sim")])
     return {"run": run, "month": datetime(2024, 3, 1, tzinfo=UTC).date()}
+
+
+def logs_cover_march(tmp_path: Path) -> None:
+    """One more job, ending on 31 March 2024 (an unmapped account): the logs then cover March 2024 whole,
+    so its storage is billed for the whole month (in the month the logs end inside it is prorated)."""
+    ingest_lines([sacct_line(199, user="late", account="nobody", group="nobody", start="2024-03-31T20:00:00",
+                             end="2024-03-31T23:00:00")], tmp_path, name="sacct-late.txt")

@@ -74,9 +74,10 @@ def _quarterly_scans(departments: dict[str, Any]) -> None:
 def test_with_quarterly_scans_the_months_between_are_billed_from_the_last_scan(
         departments: dict[str, Any], tmp_path: Path) -> None:
     from forecasts.chargeback.services import statements_compute
-    from tests.forecasts.chargeback_data import minerva_plan, small_site
+    from tests.forecasts.chargeback_data import logs_cover_march, minerva_plan, small_site
 
     site = small_site(tmp_path)  # March 2024 usage; scans in January and April only
+    logs_cover_march(tmp_path)
     minerva_plan()
     _quarterly_scans(departments)
     scb = next(s for s in statements_compute(month=site["month"]).statements if s.department.code == "scb")

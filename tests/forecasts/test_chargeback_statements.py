@@ -25,7 +25,14 @@ from forecasts.models import (
     StatementLine,
     UsageMonthly,
 )
-from tests.forecasts.chargeback_data import ROOT, ingest_lines, map_accounts, minerva_plan, small_site
+from tests.forecasts.chargeback_data import (
+    ROOT,
+    ingest_lines,
+    logs_cover_march,
+    map_accounts,
+    minerva_plan,
+    small_site,
+)
 
 D = Decimal
 pytestmark = pytest.mark.django_db
@@ -198,6 +205,7 @@ def test_storage_is_charged_per_tb_month_from_the_months_scans(departments: Any,
     from forecasts.storage.models import FileSystem, StorageSnapshot, StorageUsage
 
     site = small_site(tmp_path)
+    logs_cover_march(tmp_path)
     minerva_plan()
     gpfs = FileSystem.objects.create(name="gpfs-work", tier="disk")
     for day, tb in ((5, 10), (20, 14)):  # mean over the month's two scans: 12 TB

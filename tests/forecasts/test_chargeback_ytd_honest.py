@@ -37,8 +37,9 @@ def test_a_year_with_a_month_never_computed_names_it_and_how_to_compute_it(
     coverage = response.context["coverage"]
     assert coverage["included"] == [date(2024, 3, 1)]
     assert coverage["not_computed"] == [date(2024, 2, 1)]
-    assert date(2024, 1, 1) in coverage["no_usage"] and date(2024, 12, 1) in coverage["no_usage"]
-    assert "1 month of 12" in text
+    # the logs end on 1 March 2024: April to December are after them, not months without usage
+    assert coverage["no_usage"] == [date(2024, 1, 1)] and coverage["after_logs"][-1] == date(2024, 12, 1)
+    assert "1 month of 3, to the logs' end on 1 March 2024" in text
     assert "covers 1 month with a statement:\n    March." in text
     assert "Not included: February 2024" in text
     assert "python manage.py chargeback --month 2024-02 --department ggs" in text
