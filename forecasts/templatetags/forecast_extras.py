@@ -33,6 +33,16 @@ def pct(value: Any, digits: int = 0) -> str:
 
 
 @register.filter
+def figs(value: Any) -> str:
+    """Whole units with thousands separators from 100 up, three significant figures below, no suffix: one style
+    for a row of figures spanning scales (2,503 / 1,300 / 24,576 / 22.6 / 0.0123)."""
+    v = _finite(value)
+    if v is None:
+        return "–"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+@register.filter
 def sig(value: Any) -> str:
     """Three significant figures with M/k suffixes for large numbers (12.3 M, 456 k, 0.0123)."""
     v = _finite(value)
