@@ -19,6 +19,7 @@ Everything becomes one :class:`planner.designs.capacity.PriceIndex` of multiplie
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
@@ -87,14 +88,32 @@ class PriceSource:
         return asdict(self) | {"label": self.label}
 
 
-def _year_table(v: Errors, raw: Any, path: str, years: list[int]) -> dict[int, float] | None:
-    """A number (every horizon year) or {year: number}; positive numbers, integer years."""
+# The most a ``prices`` entry may say, per form (docs/scenario-format.md): a typo's extra zeros are refused.
+PRICE_MAX = {"price_index": (1000.0, "times the catalog price"), "price_usd": (1e9, "USD for one item"),
+             "usd_per_tb": (1e6, "USD per TB")}
+
+
+def _year_table(v: Errors, raw: Any, path: str, years: list[int],
+                most: tuple[float, str] | None = None) -> dict[int, float] | None:
+    """A number (every horizon year) or {year: number}; positive numbers up to ``most`` (the limit, its unit),
+    integer years."""
+    def too_big(where: str, val: float) -> bool:
+        if not math.isfinite(val):  # YAML's .nan passes every comparison
+            v.err(where, f"expected a finite number, got {val!r}")
+            return True
+        if most is not None and val > most[0]:
+            v.err(where, f"at most {most[0]:,.0f} {most[1]}, got {val:,g}")
+            return True
+        return False
+
     if isinstance(raw, str):
         with contextlib.suppress(ValueError):
             raw = float(raw.replace("_", ""))
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
         if raw <= 0:
             v.err(path, f"must be > 0, got {raw!r}")
+            return None
+        if too_big(path, raw):
             return None
         return {y: float(raw) for y in years}
     if not isinstance(raw, dict) or not raw:
@@ -112,6 +131,8 @@ def _year_table(v: Errors, raw: Any, path: str, years: list[int]) -> dict[int, f
                 val = float(val.replace("_", ""))
         if isinstance(val, bool) or not isinstance(val, (int, float)) or val <= 0:
             v.err(f"{path}.{key}", f"expected a positive number, got {val!r}")
+            continue
+        if too_big(f"{path}.{key}", val):
             continue
         out[year] = float(val)
     return out or None
@@ -131,7 +152,7 @@ def _entry(v: Errors, raw: Any, path: str, years: list[int], *, storage: bool,
         v.err(f"{path}.price_usd", "a price in USD names one item: give it per node type or storage system, "
                                    "or use price_index" + (" or usd_per_tb" if storage else ""))
         return None
-    table = _year_table(v, raw[key], f"{path}.{key}", years)
+    table = _year_table(v, raw[key], f"{path}.{key}", years, PRICE_MAX[key])
     return (key, table) if table is not None else None
 
 

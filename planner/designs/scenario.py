@@ -50,6 +50,20 @@ _COST_KEYS = {"power_usd_per_kwh", "pue", "support_pct_per_year", "discount_rate
 _OPT_KEYS = {"node_types", "storage_systems", "max_count_per_year", "time_limit_s", "mip_rel_gap",
              "keep_purchases", "service_level"}
 
+# Upper bounds on what a scenario may say (docs/scenario-format.md). Far above any real centre, they stop a typo
+# (an extra run of zeros) from evaluating into a twenty-digit bill or a solver model it cannot hold.
+MAX_COUNT = 100_000  # nodes, or storage units, in one purchase or inventory line
+MAX_FLASH_TB = 1_000_000  # flash TB bought in one purchase line (1 EB)
+MAX_LIFETIME_YEARS = 100
+FIRST_YEAR, LAST_YEAR = 1900, 2200  # the horizon's years
+MAX_HORIZON_YEARS = 100
+DEMAND_MAX = {  # per demand field: (the most, in its unit)
+    "core_hours": (1e12, "core-hours a year"), "storage_tb": (1e8, "TB"), "genomes_per_day": (1e6, "genomes a day"),
+    "ingest_tb_per_day": (1e6, "TB a day"), "files": (1e15, "files"), "bandwidth_gbps": (1e7, "Gb/s"),
+}
+MAX_BUDGET_USD = 1e12
+MAX_TIME_LIMIT_S = 86_400.0
+
 
 class ScenarioError(ValueError):
     def __init__(self, errors: list[str]) -> None:
@@ -92,7 +106,10 @@ class _V:
         self.errors.append(f"{path}: {msg}")
 
     def num(self, raw: dict[str, Any], key: str, path: str, default: float | None = None, *,
-            lo: float | None = None, hi: float | None = None, required: bool = False) -> float | None:
+            lo: float | None = None, hi: float | None = None, required: bool = False,
+            unit: str = "") -> float | None:
+        """``raw[key]`` as a float within [lo, hi]; with ``unit``, a value above ``hi`` is refused as
+        'at most 1,000,000 TB' (a limit in words, not 1e+06)."""
         if key not in raw or raw[key] is None:
             if required:
                 self.err(f"{path}.{key}" if path else key, "required")
@@ -111,11 +128,14 @@ class _V:
         if lo is not None and val < lo:
             self.err(where, f"must be >= {lo:g}, got {val!r}")
         if hi is not None and val > hi:
-            self.err(where, f"must be <= {hi:g}, got {val!r}")
+            self.err(where, f"at most {hi:,.0f} {unit}, got {val:,g}" if unit else f"must be <= {hi:g}, got {val!r}")
         return float(val)
 
     def integer(self, raw: dict[str, Any], key: str, path: str, *, required: bool = True,
-                default: int = 0, positive: bool = False) -> int:
+                default: int = 0, positive: bool = False, lo: int | None = None, hi: int | None = None,
+                most: str = "") -> int:
+        """``raw[key]`` as an int; above ``hi`` (or below ``lo``) it is refused naming the limit: 'at most
+        100,000 nodes in one purchase line' with ``most`` the words after the number."""
         val = raw.get(key)
         where = f"{path}.{key}" if path else key
         if val is None:
@@ -130,6 +150,12 @@ class _V:
             self.err(where, f"must be > 0, got {val!r}")
         elif val < 0:
             self.err(where, f"must be >= 0, got {val!r}")
+        elif hi is not None and val > hi:
+            self.err(where, f"at most {hi:,}{' ' + most if most else ''}, got {int(val)}")
+            return default
+        elif lo is not None and val < lo:
+            self.err(where, f"at least {lo:,}, got {int(val)}")
+            return default
         return int(val)
 
     def mapping(self, raw: Any, path: str, allowed: set[Any]) -> dict[str, Any]:
@@ -214,6 +240,11 @@ def _ref(v: _V, cat: Catalog, path: str, raw: dict[str, Any], year: int | None,
     return node, st
 
 
+def _units(node: str | None, storage: str | None, line: str) -> str:
+    what = "nodes" if node else "storage units" if storage else "nodes or storage units"
+    return f"{what} in one {line} line"
+
+
 def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
                        catalog: Catalog | None = None, price_resolver: PriceResolver | None = None) -> Scenario:
     """Validate a scenario mapping into a Design.  ``price_resolver`` looks up the forecast of a price
@@ -224,10 +255,13 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
     if cat is None:
         raise ScenarioError(v.errors)
     horizon = v.mapping(data.get("horizon"), "horizon", {"start_year", "end_year"})
-    start = v.integer(horizon, "start_year", "horizon")
-    end = v.integer(horizon, "end_year", "horizon")
+    start = v.integer(horizon, "start_year", "horizon", lo=FIRST_YEAR, hi=LAST_YEAR)
+    end = v.integer(horizon, "end_year", "horizon", lo=FIRST_YEAR, hi=LAST_YEAR)
     if start and end and end < start:
         v.err("horizon.end_year", f"must be >= start_year {start}")
+    elif start and end and end - start + 1 > MAX_HORIZON_YEARS:
+        v.err("horizon.end_year", f"at most {MAX_HORIZON_YEARS} years from start_year {start}, got {end}")
+        end = start + MAX_HORIZON_YEARS - 1
     years = set(range(start, end + 1)) if start and end else set()
     ref = v.mapping(data.get("reference_core"), "reference_core", {"clock_ghz", "arch_factor", "note"})
     pipeline = data.get("pipeline", DEFAULT_PIPELINE)
@@ -240,8 +274,8 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
         raw = v.mapping(raw, path, {"node_type", "storage_system", "count", "purchase_year",
                                     "lifetime_years", "note"})
         node, st = _ref(v, cat, path, raw, None)
-        life = v.integer(raw, "lifetime_years", path, required=False) or None
-        count = v.integer(raw, "count", path, positive=True)
+        life = v.integer(raw, "lifetime_years", path, required=False, hi=MAX_LIFETIME_YEARS, most="years") or None
+        count = v.integer(raw, "count", path, positive=True, hi=MAX_COUNT, most=_units(node, st, "inventory"))
         existing.append(InventoryItem(v.integer(raw, "purchase_year", path), node, st, count, life))
 
     purchases: list[Purchase] = []
@@ -252,10 +286,12 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
         if years and year not in years:
             v.err(f"{path}.year", f"{year} outside the horizon {start}..{end}")
         node, st = _ref(v, cat, path, raw, year, allow_flash=True)
-        flash = v.num(raw, "flash_tb", path, 0.0, lo=0.0) or 0.0
+        flash = v.num(raw, "flash_tb", path, 0.0, lo=0.0, hi=MAX_FLASH_TB,
+                      unit="TB of flash in one purchase line") or 0.0
         if "flash_tb" in raw and flash == 0.0 and isinstance(raw["flash_tb"], (int, float)):
             v.err(f"{path}.flash_tb", "must be > 0, got 0")
-        count = v.integer(raw, "count", path, required=flash == 0.0, positive=flash == 0.0)
+        count = v.integer(raw, "count", path, required=flash == 0.0, positive=flash == 0.0, hi=MAX_COUNT,
+                          most=_units(node, st, "purchase"))
         purchases.append(Purchase(year, node, st, count, flash))
 
     con = v.mapping(data.get("constraints"), "constraints", _CONSTRAINT_KEYS)
@@ -275,7 +311,8 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
         for k in REQUIRED_DEMAND:
             if k not in off and raw.get(k) is None and isinstance(raw, dict) and raw:
                 v.err(f"{path}.{k}", "required (or turn the check off: constraints.off: [" + k + "])")
-        vals = {k: v.num(raw, k, path, 0.0, lo=0.0) or 0.0 for k in _DEMAND_KEYS - {"year", "note"}}
+        vals = {k: v.num(raw, k, path, 0.0, lo=0.0, hi=DEMAND_MAX[k][0], unit=DEMAND_MAX[k][1]) or 0.0
+                for k in _DEMAND_KEYS - {"year", "note"}}
         demand[year] = YearDemand(year=year, **vals)
     for y in sorted(years - set(demand)):
         v.err("demand", f"no entry for year {y}")
@@ -283,7 +320,7 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
     budgets: dict[int, float] = {}
     for key, val in v.mapping(con.get("budgets_usd"), "constraints.budgets_usd",
                               {str(y) for y in years} | set(years)).items():
-        b = v.num({"b": val}, "b", "", None, lo=0.0)
+        b = v.num({str(key): val}, str(key), "constraints.budgets_usd", None, lo=0.0, hi=MAX_BUDGET_USD, unit="USD")
         if b is not None:
             budgets[int(key)] = b
     flash_system = con.get("flash_system", "flash-gss")
@@ -309,8 +346,9 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
     options = OptimizeOptions(
         node_types=opt_raw.get("node_types"), storage_systems=opt_raw.get("storage_systems"),
         max_count_per_year=v.integer(opt_raw, "max_count_per_year", "optimize", required=False,
-                                     default=oo.max_count_per_year),
-        time_limit_s=v.num(opt_raw, "time_limit_s", "optimize", oo.time_limit_s, lo=0.01) or oo.time_limit_s,
+                                     default=oo.max_count_per_year, hi=MAX_COUNT, most="of an item a year"),
+        time_limit_s=v.num(opt_raw, "time_limit_s", "optimize", oo.time_limit_s, lo=0.01, hi=MAX_TIME_LIMIT_S,
+                           unit="seconds") or oo.time_limit_s,
         mip_rel_gap=v.num(opt_raw, "mip_rel_gap", "optimize", oo.mip_rel_gap, lo=0.0, hi=1.0) or 0.0,
         keep_purchases=bool(opt_raw.get("keep_purchases", False)),
         service_level=v.num(opt_raw, "service_level", "optimize", None, lo=0.01, hi=1.0),
