@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django import template
@@ -53,6 +54,29 @@ def gap_pct(value: Any, digits: int = 2) -> str:
     if value is None or value == "":
         return "–"
     return f"{100 * float(value):.{int(digits)}f}%"
+
+
+@register.filter
+def chance_pct(value: Any, digits: int = 0) -> str:
+    """A probability or share as a percentage: 0.9 -> '90%'. Never '100%' for a share below 1 nor '0%' for one
+    above 0 (0.999 is not certainty): one more decimal (99.9%), and where even that rounds to the end,
+    '> 99.9%' / '< 0.1%'."""
+    try:
+        p = float(value)
+    except (TypeError, ValueError):
+        return "–"
+    if not math.isfinite(p):
+        return "–"
+    d = max(int(digits), 0)
+    text = f"{100 * p:.{d}f}"
+    if 0 < p < 1 and float(text) in (0.0, 100.0):
+        finer = f"{100 * p:.{d + 1}f}"
+        if float(finer) == 100.0:
+            return f"> {100 - 10 ** -(d + 1):.{d + 1}f}%"
+        if float(finer) == 0.0:
+            return f"< {10 ** -(d + 1):.{d + 1}f}%"
+        text = finer
+    return f"{text}%"
 
 
 @register.filter

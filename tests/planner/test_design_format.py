@@ -19,3 +19,14 @@ def test_any_of_says_whether_some_row_has_a_figure_for_some_key() -> None:
 def test_number_formats() -> None:
     assert millions(25_961_252) == "26.0" and gap_pct(0.0048) == "0.48%" and signed_pct(-0.311) == "-31.1%"
     assert gap_pct(None) == "–" and signed_pct("") == "–"
+
+
+def test_a_chance_below_one_never_reads_100_percent_nor_one_above_zero_0_percent() -> None:
+    from planner.templatetags.design_format import chance_pct
+
+    assert chance_pct(0.9) == "90%" and chance_pct(1) == "100%" and chance_pct(0) == "0%"
+    assert chance_pct(0.999) == "99.9%" and chance_pct(0.001) == "0.1%"  # one more decimal where it rounds away
+    assert chance_pct(0.9996) == "> 99.9%" and chance_pct(0.99999) == "> 99.9%"
+    assert chance_pct(0.0004) == "< 0.1%"
+    assert chance_pct(0.9999, 1) == "99.99%" and chance_pct(0.99999, 1) == "> 99.99%"
+    assert chance_pct(None) == "–" and chance_pct("x") == "–" and chance_pct(float("nan")) == "–"
