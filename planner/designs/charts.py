@@ -64,15 +64,18 @@ def cost_by_kind(series: Series) -> dict[str, Any]:
         years = [str(y) for y in _years(res)]
         x: Any = [years, [f"D{i + 1}"] * len(years)] if multi else years
         for key, name, alpha in kinds:
+            # one legend entry per kind (the shade; the design is the x label under its bar): with four designs,
+            # twelve entries wrapped into rows over the year labels
             data.append({"type": "bar", "x": x, "y": [y[key] / 1e6 for y in res["years"]],
-                         "name": f"{name}" + (f" · D{i + 1}" if multi else ""), "legendgroup": name,
+                         "name": name, "legendgroup": name, "showlegend": i == 0,
                          "marker": {"color": _rgba(PALETTE[i % len(PALETTE)], alpha)},
                          "hovertemplate": f"{label}<br>{name}: $%{{y:.2f}} M<extra></extra>"})
     layout = _layout("Cost by kind per year" + (" (D1..D4 = designs in table order)" if multi else ""),
                      "million USD", barmode="stack")
     layout["xaxis"] = {"type": "multicategory" if multi else "category"}
-    if multi:
-        layout["legend"] = LAYOUT["legend"] | {"y": -0.2}
+    if multi:  # the two rows of x labels (year, design) keep the bottom: the legend goes to the right of the plot
+        layout["legend"] = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"}
+        layout["margin"] = LAYOUT["margin"] | {"b": 60}
     layout["hovermode"] = "closest"
     return {"data": data, "layout": layout}
 

@@ -1,8 +1,11 @@
 """Plans bought for a service level: the chance-constrained purchase plan on demand paths (pure core).
 
-"Every year, capacity meets demand in at least a share alpha of the paths" is the
-sample-average approximation of a joint chance constraint. For a given set of paths it is solved
-exactly as one MILP (scenario formulation), added to the optimiser's model
+"In each year, capacity meets demand in at least a share alpha of the paths" is the
+sample-average approximation of a chance constraint per year, joint across the constraints (a path
+is covered in a year when every constraint holds on it). It is not joint across the years: the
+paths that fall short may differ from year to year, so the share of paths on which every year holds
+at once is lower (the run page states both, planner.designs.chance.ChanceReport.every_year). For a
+given set of paths it is solved exactly as one MILP (scenario formulation), added to the optimiser's model
 (planner.designs.optimize):
 
 - per year t and path-dependent constraint c, a continuous requirement R[t, c] replaces the

@@ -17,6 +17,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from planner.designs import charts, compare_why
+from planner.designs.charts_paths import worst_year
+from planner.designs.compare_chance import chance_compare
 from planner.designs.labels import check_label, constraint_label, run_status
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.scenario import ScenarioError
@@ -325,8 +327,13 @@ def _labelled_result(run: OptimizerRun) -> dict[str, Any]:
     sl = res.get("service_level")
     if sl:
         curve = [lv | {"status_label": run_status(lv["status"], {"mip_gap": lv.get("mip_gap")}, run.design.scenario,
-                                                  lv.get("message", ""))} for lv in sl.get("curve") or []]
-        res["service_level"] = sl | {"curve": curve}
+                                                  lv.get("message", "")),
+                       "out_of_sample_worst_year": worst_year(lv.get("out_of_sample"))}
+                 for lv in sl.get("curve") or []]
+        chosen = next((lv for lv in curve if abs(float(lv["alpha"]) - float(sl["alpha"])) < 1e-9), {})
+        res["service_level"] = sl | {"curve": curve,
+                                     "out_of_sample_worst_year": worst_year(sl.get("out_of_sample")),
+                                     "out_of_sample_every_year": chosen.get("out_of_sample_every_year")}
     return res
 
 
@@ -363,6 +370,21 @@ def run_save_design(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("designs:run", pk=pk)
     messages.success(request, f"Saved the optimised plan as design {design.name}.")
     return redirect("designs:detail", pk=design.pk)
+
+
+GENOME_FIGURES = ("genomes_per_day_capacity", "genomes_per_day_demand", "wall_core_hours_per_genome")
+STORAGE_FIGURES = ("plannable_tb", "usable_tb", "demand_tb", "flash_tb")
+GENOME_FACTORS = ("sequencers", "per_genome_hours")  # sensitivity bars that move only genomics
+
+
+def _any_figure(results: list[dict[str, Any]], keys: tuple[str, ...]) -> bool:
+    """Whether some year of some result has a non-zero figure for one of ``keys`` (as the year table's any_of)."""
+    return any(bool(y.get(k)) for r in results for y in r.get("years", []) for k in keys)
+
+
+def _without_genome_bars(sens: dict[str, Any]) -> dict[str, Any]:
+    """A tornado without the bars that scale genomics: for designs with none, they are bars of zero."""
+    return sens | {"bars": [b for b in sens.get("bars", []) if b.get("factor") not in GENOME_FACTORS]}
 
 
 def why_sentence(items: list[dict[str, Any]]) -> str | None:
@@ -414,14 +436,19 @@ def compare(request: HttpRequest) -> HttpResponse:
             row["cells"].append(yy and yy | {"checks": [c | {"label": constraint_label(c["name"])}
                                                         for c in yy["checks"]]})
         per_year.append(row)
+    # figures that apply to none of the designs compared (compute-only designs: genomes, storage) are left out
+    genomes = _any_figure([r for _, r in series], GENOME_FIGURES)
+    storage = _any_figure([r for _, r in series], STORAGE_FIGURES)
     ctx = {
         "items": items, "chosen": chosen, "all_designs": all_designs, "table": table, "per_year": per_year,
         "any_forecast_prices": any(it["prices"] for it in items),
-        "why": why_sentence(items),
+        "why": why_sentence(items), "genomes": genomes, "storage": storage, "chance": chance_compare(items),
         "fig_capacity": charts.capacity_vs_demand(series, _band(chosen[0].scenario)),
-        "fig_cost": charts.cost_by_kind(series), "fig_genomes": charts.genomes_per_day(series),
-        "fig_cpg": charts.cost_per_genome(series),
-        "tornados": [{"id": f"fig-tornado-{i}", "fig": charts.tornado(it["sens"], f"{it['tag']} {it['design'].name}")}
-                     for i, it in enumerate(items) if it["sens"]],
+        "fig_cost": charts.cost_by_kind(series),
+        "fig_genomes": charts.genomes_per_day(series) if genomes else None,
+        "fig_cpg": charts.cost_per_genome(series) if genomes else None,
+        "tornados": [{"id": f"fig-tornado-{i}", "fig": charts.tornado(
+            it["sens"] if genomes else _without_genome_bars(it["sens"]), f"{it['tag']} {it['design'].name}")}
+            for i, it in enumerate(items) if it["sens"]],
     }
     return render(request, "designs/compare.html", ctx)
