@@ -76,6 +76,11 @@ class StorageSnapshot(models.Model):
         return f"{self.filesystem} {self.taken_on}"
 
     @property
+    def lines_stored(self) -> int:
+        """Lines that became records: read = stored + skipped + rejected, always."""
+        return self.lines_read - self.lines_skipped - self.lines_rejected
+
+    @property
     def tb(self) -> float:
         """The scan's bytes in decimal TB (10**12 bytes), the unit of the storage page and its CSV."""
         return bytes_to_tb(self.bytes_total)

@@ -31,6 +31,7 @@ def storage_overview(*, user: Any, filesystem: str | None = None) -> dict[str, A
     fs = next((f for f in systems if f.name == filesystem), systems[0] if systems else None)
     if fs is None:
         return {"filesystem": None, "filesystems": systems, "snapshot": None, "stats": {}, "by_department": [],
+                "scan_dates": [],
                 "snapshots": [], "latest_departments": [], "latest_departments_tb": 0.0, "sizes": {}}
     snaps = list(StorageSnapshot.objects.filter(filesystem=fs, status="completed").order_by("taken_on"))
     latest = snaps[-1]
@@ -49,6 +50,8 @@ def storage_overview(*, user: Any, filesystem: str | None = None) -> dict[str, A
             "snapshots": snaps if everything else [], "by_department": by_dept,
             "latest_departments": sorted(latest_depts, key=lambda r: -r["bytes"]),
             "latest_departments_tb": bytes_to_tb(sum(r["bytes"] for r in latest_depts)), "basis": basis,
+            # one scan date is not a time series: the page says so instead of drawing a one-point area chart
+            "scan_dates": sorted({r["taken_on"] for r in by_dept}),
             "sizes": snapshot_sizes(latest) if everything else {}}
 
 

@@ -37,6 +37,7 @@ FORMATS = ("tsv", "gpfs", "histogram")
 Progress = Callable[[int, int], None]  # (bytes read, bytes total)
 LinesProgress = Callable[[int, int], None]  # (lines read, lines expected: read x file size / bytes read)
 LINES_PROGRESS_EVERY_S = 0.5
+SNIFF_BYTES = 64 * 1024  # the head of an upload read before a job is queued
 
 
 class StorageScanError(Exception):
@@ -87,11 +88,7 @@ def accumulate(path: Path, fmt: str, taken_on: date, progress: Progress | None =
             reader = open_source(buffered)
         except UnsupportedCompression as exc:
             raise StorageScanError(f"{path.name}: {exc}") from exc
-        if fmt == "histogram":
-            acc.consume_histogram(iter_lines(reader))
-        else:
-            parser = FindTsvParser() if fmt == "tsv" else GpfsListParser()
-            acc.consume_file(reader, parser)
+        _consume(acc, reader, fmt)
         reader.read()  # the rest, if a parser stopped early, so the digest covers the whole file
         buffered.read()
     if progress:
@@ -99,6 +96,41 @@ def accumulate(path: Path, fmt: str, taken_on: date, progress: Progress | None =
     if lines_progress:
         lines_progress(acc.report.read, acc.report.read)
     return acc, counting.sha256.hexdigest()
+
+
+def _consume(acc: ScanAccumulator, reader: Any, fmt: str) -> None:
+    if fmt == "histogram":
+        acc.consume_histogram(iter_lines(reader))
+    else:
+        acc.consume_file(reader, FindTsvParser() if fmt == "tsv" else GpfsListParser())
+
+
+def nothing_loaded_message(name: str, fmt: str, read: int, skipped: int, rejected: int, where: str = "") -> str:
+    """The one line a scan with no readable line is refused with (as a log upload that stores nothing)."""
+    stored = read - skipped - rejected
+    return (f"Nothing loaded from {name}: {read:,} lines read{where}: {stored:,} stored, {skipped:,} skipped, "
+            f"{rejected:,} rejected; is this a {fmt} file?")
+
+
+def scan_head_problem(path: Path, fmt: str) -> str | None:
+    """Why an uploaded scan cannot be a ``fmt`` scan, from its first SNIFF_BYTES (decompressed), or None:
+    not one line of them reads as a record and some are rejected (a binary file, another format).
+    Refused at the upload, before a job is queued; ``ingest_scan`` applies the same rule to the whole file."""
+    try:
+        with open_source(path) as stream:
+            head = stream.read(SNIFF_BYTES)
+            whole = not stream.read(1)
+    except (OSError, EOFError, ValueError, UnsupportedCompression) as exc:
+        return f"{path.name}: {exc}"
+    if not whole:
+        head = head[: head.rfind(b"\n") + 1]  # whole lines only
+    acc = ScanAccumulator(scan_time_epoch=time.time())
+    _consume(acc, io.BytesIO(head), fmt)
+    r = acc.report
+    if r.read - r.skipped - r.rejected > 0 or not r.rejected:
+        return None
+    return nothing_loaded_message(path.name, fmt, r.read, r.skipped, r.rejected,
+                                  "" if whole else f" in its first {SNIFF_BYTES // 1024} KB")
 
 
 _ATTRIBUTE_SQL = f"""
@@ -164,6 +196,13 @@ def ingest_scan(*, filesystem: str, fmt: str, path: Path, taken_on: date | None 
         StorageSnapshot.objects.filter(pk=snapshot.pk).update(status=StorageSnapshot.Status.FAILED,
                                                               error=f"{type(exc).__name__}: {exc}")
         raise
+    report = acc.report
+    if report.read - report.skipped - report.rejected <= 0:  # not one record: keep the previous scans as they are
+        error = nothing_loaded_message(path.name, fmt, report.read, report.skipped, report.rejected)
+        StorageSnapshot.objects.filter(pk=snapshot.pk).update(
+            status=StorageSnapshot.Status.FAILED, error=error, lines_read=report.read,
+            lines_skipped=report.skipped, lines_rejected=report.rejected, scan_sha256=sha)
+        raise StorageScanError(error)
     stats = storable(stats)
     lines = stats["lines"]
     assert isinstance(lines, dict)
@@ -232,6 +271,8 @@ def storage_scan_start(*, filesystem: str, fmt: str, path: Path, taken_on: date,
         raise StorageScanError(f"format: {fmt!r} is not one of {', '.join(FORMATS)}")
     if not path.is_file():
         raise StorageScanError(f"{path}: no such file")
+    if problem := scan_head_problem(path, fmt):  # refused before a job is queued; the previous scans stay
+        raise StorageScanError(problem)
     with transaction.atomic():
         fs, _ = FileSystem.objects.get_or_create(name=filesystem)
         snapshot = StorageSnapshot.objects.create(

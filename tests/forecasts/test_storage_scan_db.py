@@ -42,7 +42,9 @@ def test_nul_bytes_and_broken_utf8_are_stored_or_rejected_never_fail_the_load(fm
                                                                              capsys: Any) -> None:
     """PostgreSQL text cannot hold NUL (and UTF-8 cannot hold lone surrogates): a damaged scan still loads,
     its damaged lines rejected with their raw text shown escaped, its good lines stored."""
-    good = b"100\tgina\tggs\t1700000000\tf\t/a/x\n" if fmt == "tsv" else b""
+    # one good line each: a scan with none at all is refused ("Nothing loaded from ...")
+    good = (b"100\tgina\tggs\t1700000000\tf\t/a/x\n" if fmt == "tsv" else
+            b"40961 1 0 4096 5012 2001 2013-08-30 17:40:11.123456 4 D2u -- /gpfs/sc/projects/genomics\n")
     path = tmp_path / "damaged.scan"
     path.write_bytes(good + b"12\x00\tgi\x00na\tggs\t1700000000\tf\t/a/\x00y\n"
                      + b"7\t\xff\xfeowner\tgr\xc3\x28p\t1700000000\tf\t/a/\xed\xa0\x80z\n"
