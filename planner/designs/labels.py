@@ -106,3 +106,14 @@ def run_status(status: str, result: dict[str, Any] | None, scenario: dict[str, A
     label, tone = status_label(status, mip_gap=(result or {}).get("mip_gap"), requested_gap=scenario_gap(scenario),
                                message=message or (result or {}).get("message", ""))
     return {"label": label, "tone": tone}
+
+
+def forecast_scope(cluster: str | None, department: str | None = None, excluded: str | None = None) -> str:
+    """Whose demand a forecast is, as a design started from it is named: 'scb on nexus' (one department),
+    'all but scb on nexus' (every department but one), 'nexus' (the whole cluster); 'all clusters' without one."""
+    where = cluster or "all clusters"
+    if department:
+        return f"{department} on {where}"
+    if excluded:
+        return f"all but {excluded} on {where}"
+    return where

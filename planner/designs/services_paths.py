@@ -23,7 +23,7 @@ from forecasts.demand.plans import plan_of, trend_holds_sequencing
 from forecasts.demand.sequencing import SequencingPlan, yearly_figures
 from forecasts.units import TB_PER_PB
 from planner.designs.inventory import CapacityStep, Inventory, existing_nodes, node_type_of
-from planner.designs.labels import labels_for
+from planner.designs.labels import forecast_scope, labels_for
 
 
 def _fit(pk: int, metric: str) -> ForecastFit:
@@ -342,12 +342,14 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
     plan_hours = {p.year: float(p.core_hours) for p in whole_plan_years(seq)} if seq is not None else {}
     plan_on = _check_plan_on(fit, plan, plan_on_top, adds=any(plan_hours.get(y, 0.0) > 0 for y in years))
     where = fit.cluster.name if fit.cluster_id else "all clusters"
+    whose = forecast_scope(fit.cluster.name if fit.cluster_id else None, fit.department.code if fit.department_id
+                           else None, fit.exclude_department.code if fit.exclude_department_id else None)
     links: dict[str, Any] = {"core_fit": fit.pk} | ({"sequencer_plan": plan.pk} if plan else {})
     factor = 1.0
     comment = f"# Started from forecast #{fit.pk}; edit the storage and sequencing figures to check them too\n"
     data: dict[str, Any] = {
-        "name": f"Design for {where} from forecast #{fit.pk}",
-        "description": f"Demand from the core-hours forecast #{fit.pk} ({where}); judged on its sample paths.",
+        "name": f"Design for {whose} from forecast #{fit.pk}",
+        "description": f"Demand from the core-hours forecast #{fit.pk} ({whose}); judged on its sample paths.",
         "horizon": {"start_year": start_year, "end_year": end_year},
     }
     if node_type:
@@ -362,7 +364,8 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
             factor = core / ref_clock
         data["existing"] = inv.existing
         on = "that node's core." if seq is None else f"the plan's reference core ({ref_clock} GHz)."
-        data["description"] += (f" Owns {where}'s {inv.cores:,} recorded cores as {row.name} nodes"
+        shared = f", shared with departments other than {fit.department.code}," if fit.department_id else ""
+        data["description"] += (f" Owns {where}'s {inv.cores:,} recorded cores{shared} as {row.name} nodes"
                                 f" ({sum(e['count'] for e in inv.existing)} nodes); demand on {on}")
         comment += (f"# existing: {where}'s capacity records as {row.name} nodes ({row.cores_per_node} cores), each "
                     f"step bought in its year; the catalog's {row.lifetime_years}-year lifetime, or through "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from typing import Any
 
 from django.contrib import messages
@@ -33,16 +34,34 @@ from planner.designs.services_paths import (
 from planner.hardware.services import CatalogImportError
 from planner.roles import planner_required
 
+# The design page's form sends a percentage (its select offers 50, 80, 90 and 95); a hand-typed value outside this
+# range is refused, never reinterpreted: "0.9" is not 90 % (nor 0.9 %), "150" is no share at all. The API takes
+# any share in (0, 1] (api_paths.ServiceLevelIn).
+SERVICE_LEVEL_MIN_PCT, SERVICE_LEVEL_MAX_PCT = 50, 99
+
+
+def service_level_from_form(raw: str) -> float:
+    """The share a form's service level in percent stands for: '90' -> 0.9; ValueError with the message a planner
+    reads for anything but a finite percentage from SERVICE_LEVEL_MIN_PCT to SERVICE_LEVEL_MAX_PCT."""
+    limits = f"service level must be between {SERVICE_LEVEL_MIN_PCT} and {SERVICE_LEVEL_MAX_PCT} %"
+    try:
+        pct = float(raw)
+    except ValueError:
+        raise ValueError(f"{limits} (a percentage such as 90), got {raw[:20]!r}") from None
+    if not math.isfinite(pct) or not SERVICE_LEVEL_MIN_PCT <= pct <= SERVICE_LEVEL_MAX_PCT:
+        raise ValueError(f"{limits} (a percentage: 90 for 90 %), got {raw[:20]!r}")
+    return pct / 100.0
+
 
 @planner_required
 @require_POST
 def design_service_level(request: HttpRequest, pk: int) -> HttpResponse:
     design = get_object_or_404(Design, pk=pk)
-    raw = request.POST.get("service_level", "90")
+    raw = request.POST.get("service_level", "90").strip()
     try:
-        alpha = float(raw) / 100.0
-    except ValueError:
-        messages.error(request, f"Service level: a percentage such as 90, got {raw[:20]!r}")
+        alpha = service_level_from_form(raw)
+    except ValueError as exc:
+        messages.error(request, f"Cannot buy for a service level: {exc}")
         return redirect("designs:detail", pk=pk)
     try:
         run = service_level_run_start(design=design, alpha=alpha, user=request.user)
@@ -86,11 +105,15 @@ def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]
                       "overlap": overlaps[p.department_id] is not None})
     asked = _plan(request.GET.get("plan"))
     plan = next((p for p in plans if asked and p["row"].pk == asked.pk), None)
+    # one department's demand against every node of the cluster it shares would overstate what it has: the node
+    # type the cluster's nodes match is offered, not chosen (a planner may still tick it)
+    guess = guess_node_type(row)
     return render(request, "designs/from_forecast.html", {
         "fit": row, "years": [first, last], "whole": whole, "plans": plans,
         "plan": plan if plan and plan["useful"] else None,
         "plan_outside": plan if plan and not plan["useful"] else None,
-        "node_types": NodeType.objects.order_by("name"), "guess": guess_node_type(row),
+        "node_types": NodeType.objects.order_by("name"), "guess": None if row.department_id else guess,
+        "not_preselected": guess if row.department_id else None,
         "capacity": ClusterCapacity.objects.filter(cluster_id=row.cluster_id).order_by("effective_from")
         if row.cluster_id else [],
         "notes": [n for n in overlaps.values() if n is not None],
