@@ -16,6 +16,7 @@ from rest_framework.routers import SimpleRouter
 from forecasts.accounting.models import Cluster
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from planner.designs.models import Design
+from planner.reports.inputs import period_problem
 from planner.reports.models import GrantReport
 from planner.reports.services import report_create
 from planner.roles import IsPlanner
@@ -27,10 +28,12 @@ class ReportCreateSerializer(serializers.Serializer):
                                            allow_null=True, help_text="cluster name; omit for all clusters")
     start = serializers.DateField(required=False, allow_null=True, help_text="first month (YYYY-MM-01)")
     end = serializers.DateField(required=False, allow_null=True, help_text="last month (YYYY-MM-01)")
-    forecast = serializers.PrimaryKeyRelatedField(queryset=ForecastFit.objects.all(), required=False,
-                                                  allow_null=True)
-    sequencer_plan = serializers.PrimaryKeyRelatedField(queryset=SequencerPlan.objects.all(), required=False,
-                                                        allow_null=True)
+    forecast = serializers.PrimaryKeyRelatedField(
+        queryset=ForecastFit.objects.all(), required=False, allow_null=True,
+        help_text="forecast fit id; omit for the one the design links (another is shown as context)")
+    sequencer_plan = serializers.PrimaryKeyRelatedField(
+        queryset=SequencerPlan.objects.all(), required=False, allow_null=True,
+        help_text="sequencer plan id; omit for the one the design links (another is shown as context)")
     narrative_overrides = serializers.DictField(child=serializers.CharField(), required=False)
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -38,6 +41,9 @@ class ReportCreateSerializer(serializers.Serializer):
             raise serializers.ValidationError("give both start and end, or neither for all usage")
         if data.get("start") and data.get("end") and data["start"] > data["end"]:
             raise serializers.ValidationError("start is after end")
+        problem = period_problem(data.get("cluster"), data.get("start"), data.get("end"))
+        if problem:
+            raise serializers.ValidationError(problem)
         return data
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.designs.labels import constraint_label
 from planner.reports.document import Paragraph, Section, Table, fmt_pct, fmt_usd
 
 TITLE = "The chance the configuration is enough"
@@ -53,8 +54,9 @@ def chance_sections(facts: dict[str, Any], known: Any) -> list[Section]:
         "every capacity constraint holds at once, and each constraint's own share."), ref))
     names = sorted({n for y in c["years"] for n in y["by"]})
     rows = [[str(y["year"]), fmt_pct(y["all"])] + [fmt_pct(y["by"].get(n)) for n in names] for y in c["years"]]
-    s.blocks.append(Table("chance", "Share of demand paths on which capacity meets demand", ["year", "all", *names],
-                          rows, ref, [False] + [True] * (1 + len(names))))
+    heads = [constraint_label(n) for n in names]  # "Storage (TB)", never the raw key storage_tb
+    s.blocks.append(Table("chance", "Share of demand paths on which capacity meets demand",
+                          ["year", "all constraints", *heads], rows, ref, [False] + [True] * (1 + len(names))))
     if c.get("curve"):
         s.blocks.append(Paragraph("cost_of_confidence", (
             "Plans bought for a service level (the cheapest plan holding on that share of the paths every year, "

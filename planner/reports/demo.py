@@ -1,8 +1,10 @@
 """Demo steps: grant reports ready when a visitor opens Reports. One on the Minerva narrow-flash design (the
 SC15 study's figures, with the study's plan) and one on the demo cluster's own 90% plan, bought from its
 core-hours forecast (planner.designs.demo_paths), with that forecast and department ggs's sequencing plan: the
-report a director of the demo institution would hand in. Generated synchronously (all four formats take a few
-seconds); each is skipped when a ready report of its design exists, so a second `make run` is instant."""
+report a director of the demo institution would hand in. Neither design links its plan, so each report shows
+the plan as context, not as part of the design's demand (planner.reports.projections). Generated synchronously
+(all four formats take a few seconds); each is skipped when a ready report of its design exists, so a second
+`make run` is instant."""
 
 from __future__ import annotations
 

@@ -183,9 +183,18 @@ def fmt_x(v: float | None) -> str:
 
 
 def fmt_bytes(v: float | None) -> str:
+    """A size in decimal units (1 MB = 10^6 bytes), the product's storage convention (forecasts/units.py)."""
     if v is None:
         return "–"
     for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
         if abs(v) >= size:
             return f"{v / size:,.1f} {unit}"
+    return f"{v:,.0f} B"
+
+
+def fmt_iec(v: float) -> str:
+    """A power-of-two size (a small-file threshold, a file-system sub-block) in binary units: "32 KiB"."""
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(v) >= size:
+            return f"{v / size:,.3g} {unit}"
     return f"{v:,.0f} B"

@@ -18,19 +18,20 @@ from django.utils import timezone
 
 from forecasts.accounting.models import Cluster, ClusterCapacity, IngestRun, Institution
 from forecasts.demand.models import ForecastFit, SequencerPlan
-from forecasts.storage.scan.bins import format_size
+from forecasts.units import BYTES_PER_TB
 from forecasts.usage.selectors import usage_filtered
 from forecasts.workload.core import CapacityStep, capacity_core_hours, month_end
-from planner.designs.capacity import DEFAULT_PIPELINE
+from planner.designs.capacity import DEFAULT_PIPELINE, core_hours_share
 from planner.designs.models import Design, DesignEvaluation
-from planner.designs.services import design_evaluate, design_latest_evaluation
+from planner.designs.services import design_evaluate, design_latest_evaluation, design_scenario
 from planner.hardware.costmodel import CostModel, NoBenchmarkError, speedup
 from planner.hardware.services import catalog_from_db
 from planner.replay.report import queue_wait_facts
 from planner.reports import workload_adapter
 from planner.reports.chance import chance_facts
-
-BYTES_PER_TB = 1e12
+from planner.reports.document import fmt_bytes, fmt_iec
+from planner.reports.inputs import design_links
+from planner.reports.supply import compute_only
 
 
 class ReportInputError(ValueError):
@@ -83,8 +84,9 @@ def gather_facts(*, design: Design, cluster: Cluster | None = None, start: date 
     facts["workload"] = workload_adapter.workload_facts(
         report=wr, refs=[r["key"] for r in refs if r["kind"] == "ingest run"])
     facts["storage"] = _storage(refs, start, end)
-    facts["forecast"] = _forecast(refs, forecast, cluster)
-    facts["sequencer_plan"] = _plan(refs, plan)
+    links = design_links(design)
+    facts["forecast"] = _forecast(refs, forecast, links.get("core_fit"))
+    facts["sequencer_plan"] = _plan(refs, plan, links.get("sequencer_plan"))
     ev = design_latest_evaluation(design) or design_evaluate(design=design)
     facts["design"] = _design(refs, design, ev)
     facts["benchmarks"] = _benchmarks(refs, design, ev)
@@ -193,19 +195,18 @@ def _storage(refs: list[dict[str, str]], start: date, end: date) -> dict[str, An
         {"label": "File systems scanned", "value": ", ".join(f"{s.filesystem.name} ({s.taken_on})" for s in chosen)},
         {"label": "# of files", "value": f"{files:,}"},
         {"label": "Total storage used (TB)", "value": f"{nbytes / BYTES_PER_TB:,.1f}"},
-        {"label": "Average file size", "value": format_size(nbytes / files) if files else "–"},
-        {"label": f"Median file size ({big.filesystem.name})",
-         "value": format_size(big.median_size_bytes) if big.median_size_bytes is not None else "–"},
-        {"label": f"Maximum file size ({big.filesystem.name})",
-         "value": format_size(stats["max_size_bytes"]) if stats.get("max_size_bytes") is not None else "–"},
-        {"label": f"80% of files smaller than ({big.filesystem.name})", "value": d80["max_size"] if d80 else "–"},
+        {"label": "Average file size", "value": fmt_bytes(nbytes / files) if files else "–"},
+        {"label": f"Median file size ({big.filesystem.name})", "value": fmt_bytes(big.median_size_bytes)},
+        {"label": f"Maximum file size ({big.filesystem.name})", "value": fmt_bytes(stats.get("max_size_bytes"))},
+        {"label": f"80% of files smaller than ({big.filesystem.name})", "value": _decile_size(d80)},
         {"label": "# of zero-length files", "value": f"{zero:,}"},
     ]
     facts_txt = []
     for sf in stats.get("small_files") or []:
         b = sf["bytes_share"] * 100
         held = "under 0.001%" if b < 0.001 else f"{b:.3g}%"
-        facts_txt.append(f"{sf['files']:,} files ({sf['files_share'] * 100:.0f}%) are {sf['label']} and hold "
+        under = f"under {fmt_iec(sf['under_bytes'])}" if sf.get("under_bytes") else sf["label"]
+        facts_txt.append(f"{sf['files']:,} files ({sf['files_share'] * 100:.0f}%) are {under} and hold "
                          f"{held} of the bytes.")
     dirs = stats.get("directories") or {}
     if dirs.get("count"):
@@ -213,10 +214,10 @@ def _storage(refs: list[dict[str, str]], start: date, end: date) -> dict[str, An
     fit = ((big.facts or {}).get("inode_fit") or [None])[0]
     if fit:
         facts_txt.append(f"{fit['files']:,} files fit in a {fit['inode_data_bytes']:,}-byte inode, saving "
-                         f"{format_size(fit['saved_bytes'])} of {fit['sub_block_bytes'] // 1024} KB sub-blocks.")
+                         f"{fmt_bytes(fit['saved_bytes'])} of {fmt_iec(fit['sub_block_bytes'])} sub-blocks.")
     return {
         "refs": keys, "rows": rows, "files": files, "bytes": nbytes,
-        "deciles": [{"decile": f"{d['decile']}%", "max_size": d["max_size"], "files": f"{d['files']:,}",
+        "deciles": [{"decile": f"{d['decile']}%", "max_size": _decile_size(d), "files": f"{d['files']:,}",
                      "files_n": d["files"]} for d in deciles],
         "small_file_facts": facts_txt,
         "narrative": (f"The latest scans hold {files:,} files and {nbytes / BYTES_PER_TB:,.1f} TB. Small files "
@@ -224,15 +225,17 @@ def _storage(refs: list[dict[str, str]], start: date, end: date) -> dict[str, An
     }
 
 
+def _decile_size(d: dict[str, Any] | None) -> str:
+    """A decile's largest file in decimal units, as every size in the report (the scan's own text is binary)."""
+    if not d:
+        return "–"
+    return fmt_bytes(d["max_size_bytes"]) if d.get("max_size_bytes") is not None else d["max_size"]
+
+
 # ---- projections ---------------------------------------------------------------------------------
-def default_forecast(cluster: Cluster | None) -> ForecastFit | None:
-    fits = ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS, department__isnull=True,
-                                      exclude_department__isnull=True)
-    return fits.filter(cluster=cluster).first() if cluster else fits.filter(cluster__isnull=True).first()
-
-
-def _forecast(refs: list[dict[str, str]], fit: ForecastFit | None, cluster: Cluster | None) -> dict[str, Any] | None:
-    fit = fit or default_forecast(cluster)
+def _forecast(refs: list[dict[str, str]], fit: ForecastFit | None, linked: int | None) -> dict[str, Any] | None:
+    """The chosen fit, else the one the design links (none: no forecast); ``role`` says which it is."""
+    fit = fit or (ForecastFit.objects.filter(pk=linked).first() if linked else None)
     if fit is None:
         return None
     _ref(refs, f"fit-{fit.pk}", "forecast fit", f"Forecast fit #{fit.pk}: {fit.series_label}",
@@ -241,18 +244,33 @@ def _forecast(refs: list[dict[str, str]], fit: ForecastFit | None, cluster: Clus
     # a year of a flow (core-hours, jobs) is per year; a stock (PB stored) or a mean keeps its own units
     return {"id": fit.pk, "series": fit.series_label, "family": fit.family, "selection": fit.selection,
             "reason": fit.reason, "units": fit.units, "year_units": fit.yearly_units.replace("/year", " per year"),
-            "history_from": fit.start.isoformat(), "through": fit.through.isoformat(), "yearly": fit.yearly}
+            "history_from": fit.start.isoformat(), "through": fit.through.isoformat(), "yearly": fit.yearly,
+            "role": "design" if fit.pk == linked else "context"}
 
 
-def _plan(refs: list[dict[str, str]], plan: SequencerPlan | None) -> dict[str, Any] | None:
-    from forecasts.demand.plans import plan_summary
+def _plan(refs: list[dict[str, str]], plan: SequencerPlan | None, linked: int | None) -> dict[str, Any] | None:
+    """The chosen plan, else the one the design links (none: no plan); ``role`` says which it is."""
+    from forecasts.demand.plans import plan_of, plan_summary
 
-    plan = plan or SequencerPlan.objects.order_by("name", "-version").first()
+    plan = plan or (SequencerPlan.objects.filter(pk=linked).first() if linked else None)
     if plan is None:
         return None
     _ref(refs, f"plan-{plan.pk}", "sequencer plan", f"Sequencer plan #{plan.pk}: {plan.name} v{plan.version}",
          f"source {plan.source}, saved {plan.created_at:%Y-%m-%d}")
-    return plan_summary(plan)
+    doc = plan_of(plan)
+    ref = doc.node_types[doc.reference_node]
+    return plan_summary(plan) | {
+        "role": "design" if plan.pk == linked else "context",
+        "convention_text": (f"core-hours on the plan's reference core, {_core_label(doc.reference_node)} at "
+                            f"{ref.clock_ghz:g} GHz (architecture factor {ref.arch_factor:g}); other node types "
+                            "converted linearly by clock x architecture factor"),
+    }
+
+
+def _core_label(key: str) -> str:
+    """A plan's node key ("amd_interlagos") as the catalog names that CPU ("AMD Opteron 6276 (Interlagos)")."""
+    node = next((n for n in catalog_from_db().node_types.values() if n.name in (key, key.replace("_", "-"))), None)
+    return node.cpu_model if node is not None and node.cpu_model else key.replace("_", " ")
 
 
 # ---- supply side ---------------------------------------------------------------------------------
@@ -295,17 +313,23 @@ def _design(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation) ->
         "maintenance_days": maint,
         "fullness_limit": fullness if fullness is not None else (y["plannable_tb"] / y["usable_tb"]
                                                                  if y["usable_tb"] else None),
+        # the one compute-capacity figure of the report: what the evaluation compares with demand
+        "core_hours_at_target_ref": y["normalised_core_hours_at_target"],
+        "utilisation_target": constraints.get("utilisation_target", 0.85),
+        "core_hours_share": core_hours_share(design_scenario(sc).design),
     }
+    storage_free = compute_only({"evaluation": {"years": years}})
     ref_core = sc.get("reference_core") or {}
+    core_note = f"{ref_core['note']} " if ref_core.get("note") else ""
     assumptions = [
-        f"Demand and capacity are compared in core-hours on the reference core ({ref_core.get('note', '')} "
+        f"Demand and capacity are compared in core-hours on the reference core ({core_note}"
         f"{ref_core.get('clock_ghz', 3.5)} GHz, architecture factor {ref_core.get('arch_factor', 1.0)}), by a "
         f"strict linear clock comparison.",
         f"Capacity counts {constraints.get('utilisation_target', 0.85) * 100:.0f}% utilisation of "
         f"{24 * (365 - maint):,.0f} schedulable hours per core per year.",
         f"Online storage is planned to {conf['fullness_limit'] * 100:.0f}% of usable capacity."
         if conf["fullness_limit"] else "",
-        f"The flash tier holds {constraints.get('flash_days', 7):g} days of ingest.",
+        "" if storage_free else f"The flash tier holds {constraints.get('flash_days', 7):g} days of ingest.",
         f"Power at ${costs.get('power_usd_per_kwh', 0.10):.2f}/kWh with PUE {costs.get('pue', 1.5):g}; future "
         f"costs discounted at {costs.get('discount_rate', 0.05) * 100:.0f}% a year.",
     ]
@@ -322,8 +346,20 @@ def _design(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation) ->
                                                           "base_clock_ghz", "memory_gb")}, "count": c}
                        for n, c in counts.items() if n in nodes_by_name],
         "purchases": _purchase_rows(sc), "assumptions": [a for a in assumptions if a],
+        "hardware": _hardware(sc),
         "pipeline": sc.get("pipeline") or DEFAULT_PIPELINE,
     }
+
+
+def _hardware(sc: dict[str, Any]) -> dict[str, list[str]]:
+    """Node types and storage systems the design holds, and those it buys (the summary's benchmark claim)."""
+    items = [*(sc.get("existing") or []), *(sc.get("purchases") or [])]
+    flash = (sc.get("constraints") or {}).get("flash_system") or "flash-gss"
+    bought_flash = [flash for p in sc.get("purchases") or [] if p.get("flash_tb")]
+    bought = [p.get("node_type") or p.get("storage_system") for p in sc.get("purchases") or []]
+    return {"nodes": sorted({i["node_type"] for i in items if i.get("node_type")}),
+            "storage": sorted({i["storage_system"] for i in items if i.get("storage_system")} | set(bought_flash)),
+            "bought": sorted({b for b in bought if b} | set(bought_flash))}
 
 
 def _active_node_counts(sc: dict[str, Any], year: int, nodes: dict[str, Any]) -> dict[str, int]:
@@ -381,7 +417,8 @@ def _comparisons(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
 
     def comp(what: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-        return {"what": what, "wall_before": a["wall_hours"], "wall_after": b["wall_hours"],
+        return {"what": what, "after_node": b["node_type"], "after_storage": b["storage"],
+                "wall_before": a["wall_hours"], "wall_after": b["wall_hours"],
                 "wall_speedup": speedup(a["wall_hours"], b["wall_hours"]), "cpu_before": a["cpu_hours"],
                 "cpu_after": b["cpu_hours"], "cpu_speedup": speedup(a["cpu_hours"], b["cpu_hours"])}
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.reports.builder import Builder, period_text, usage_refs
 from planner.reports.chance import chance_sections
 from planner.reports.document import (
     Document,
     Figure,
-    Paragraph,
-    Reference,
     Section,
     Series,
     Table,
@@ -26,6 +25,14 @@ from planner.reports.document import (
     fmt_pct,
     fmt_usd,
     fmt_x,
+)
+from planner.reports.projections import projections_section
+from planner.reports.supply import (
+    capacity_at_target,
+    capacity_basis,
+    compute_only,
+    configuration_section,
+    schedule_section,
 )
 
 SECTION_TITLES = {
@@ -49,33 +56,13 @@ NO_WORKLOAD = ("No workload characterisation is available for this cluster and p
                "table will be computed from them.")
 
 
-class _Builder:
-    def __init__(self, facts: dict[str, Any], overrides: dict[str, str]) -> None:
-        self.f = facts
-        self.overrides = overrides
-        self.refs: dict[str, Reference] = {}
-        for r in facts.get("references", []):
-            self.refs[r["key"]] = Reference(**r)
-
-    def para(self, key: str, text: str, refs: list[str] | None = None) -> Paragraph:
-        refs = [r for r in (refs or []) if r in self.refs]
-        if key in self.overrides and self.overrides[key].strip():
-            return Paragraph(key=key, text=self.overrides[key].strip(), refs=refs, edited=True)
-        return Paragraph(key=key, text=text, refs=refs)
-
-    def known(self, refs: list[str]) -> list[str]:
-        return [r for r in refs if r in self.refs]
-
-
-def _usage_refs(f: dict[str, Any]) -> list[str]:
-    return [f"ingest-{r['id']}" for r in f.get("ingest_runs", [])]
-
-
 def build_document(facts: dict[str, Any], overrides: dict[str, str] | None = None) -> Document:
-    b = _Builder(facts, overrides or {})
+    b = Builder(facts, overrides or {})
     sections = [
-        _summary(b), _institution(b), _workload(b), _storage(b), _projections(b), _benchmarks(b),
-        _configuration(b), _schedule(b), *_queue_waits(b), *chance_sections(b.f, b.known), _assumptions(b),
+        _summary(b), _institution(b), _workload(b), _storage(b),
+        projections_section(b, SECTION_TITLES["projections"]), _benchmarks(b),
+        configuration_section(b, SECTION_TITLES["configuration"]), schedule_section(b, SECTION_TITLES["schedule"]),
+        *_queue_waits(b), *chance_sections(b.f, b.known), _assumptions(b),
         _appendix(b),
     ]
     meta = {k: facts.get(k) for k in ("cluster", "period", "design", "forecast", "generated_at", "institution")}
@@ -83,29 +70,14 @@ def build_document(facts: dict[str, Any], overrides: dict[str, str] | None = Non
     design = (facts.get("design") or {}).get("name", "")
     doc = Document(
         title=f"{inst}: justification for the proposed research-computing expansion",
-        subtitle=f"Cluster {facts.get('cluster') or 'all clusters'}, usage {_period(facts)}; design: {design}",
+        subtitle=f"Cluster {facts.get('cluster') or 'all clusters'}, usage {period_text(facts)}; design: {design}",
         meta=meta, sections=sections, references=list(b.refs.values()),
     )
     return doc.number()
 
 
-CHECK_NAMES = {"core_hours": "compute", "genomes_per_day": "genomes/day", "storage_tb": "online storage",
-               "flash_tb": "flash for a week of ingest", "metadata_files": "metadata (files)",
-               "bandwidth_gbps": "bandwidth", "budget_usd": "budget"}
-
-
-def _check(name: str) -> str:
-    return CHECK_NAMES.get(name, name.replace("_", " "))
-
-
-def _period(f: dict[str, Any]) -> str:
-    """Months, as usage is counted: "2021-11 to 2026-10"."""
-    p = f.get("period") or {}
-    return f"{str(p.get('start', '?'))[:7]} to {str(p.get('end', '?'))[:7]}"
-
-
 # ---- sections ------------------------------------------------------------------------------------
-def _summary(b: _Builder) -> Section:
+def _summary(b: Builder) -> Section:
     f, u, d = b.f, b.f.get("usage") or {}, b.f.get("design") or {}
     conf = d.get("configuration") or {}
     ev_ref = [f"eval-{d['evaluation_id']}"] if d.get("evaluation_id") else []
@@ -113,24 +85,26 @@ def _summary(b: _Builder) -> Section:
     if u.get("jobs"):
         where = f"the {f['cluster']} cluster" if f.get("cluster") else "all clusters"
         parts.append(
-            f"Over {_period(f)} {where} ran {fmt_int(u['jobs'])} jobs and delivered "
+            f"Over {period_text(f)} {where} ran {fmt_int(u['jobs'])} jobs and delivered "
             f"{fmt_millions(u['core_hours'])} core-hours to {fmt_int(u['users'])} users in "
             f"{fmt_int(u['projects'])} projects across {fmt_int(u['departments'])} departments"
             + (f", at {fmt_pct(u['utilisation'])} utilisation" if u.get("utilisation") is not None else "")
             + ".")
     if conf:
+        at_target = capacity_at_target(conf)
+        compute = (f"{fmt_millions(at_target)} core-hours a year {capacity_basis(conf)}" if at_target is not None
+                   else f"{fmt_millions(conf.get('core_hours_available'))} schedulable core-hours a year (before "
+                        "the utilisation target)")
         parts.append(
             f"The proposed configuration ({d.get('name')}) provides {fmt_int(conf.get('cores'))} cores in "
-            f"{fmt_int(conf.get('nodes'))} nodes, {fmt_num(conf.get('peak_tf'), 0)} TF peak, "
-            f"{fmt_millions(conf.get('core_hours_available'), 0)} core-hours a year and "
+            f"{fmt_int(conf.get('nodes'))} nodes, {fmt_num(conf.get('peak_tf'), 0)} TF peak, {compute}, and "
             + (f"{fmt_num(conf.get('raw_pb'), 1)} PB total / {fmt_num(conf.get('usable_pb'), 1)} PB usable storage "
-               if conf.get("raw_pb") else "no storage (a compute-only design) ")
+               if conf.get("raw_pb") else "no storage (a compute-only design) " if compute_only(d) else "no storage ")
             + f"in {conf.get('year')}.")
-    best = (b.f.get("benchmarks") or {}).get("comparisons") or []
-    if best:
-        c = best[-1]
+    c = _own_hardware_comparison(b.f)
+    if c:
         parts.append(f"Benchmarks of the genomics pipeline show {c['what']} cuts wall time per genome "
-                     f"{fmt_x(c['wall_speedup'])}.")
+                     f"{fmt_x(c['wall_speedup'])}: the plan buys that hardware.")
     if d.get("evaluation"):
         ev = d["evaluation"]
         parts.append(f"Over {d.get('start_year')}-{d.get('end_year')} it costs {fmt_usd(ev.get('capex_usd'))} "
@@ -139,12 +113,23 @@ def _summary(b: _Builder) -> Section:
                         else f"{len(ev.get('failures') or [])} yearly demand checks fall short (see section 8)."))
     text = " ".join(parts) or "No usage or design data is loaded yet."
     return Section("summary", SECTION_TITLES["summary"],
-                   [b.para("summary", text, _usage_refs(f)[:3] + ev_ref)])
+                   [b.para("summary", text, usage_refs(f)[:3] + ev_ref)])
 
 
-def _institution(b: _Builder) -> Section:
+def _own_hardware_comparison(f: dict[str, Any]) -> dict[str, Any] | None:
+    """The last benchmark comparison whose faster configuration is the design's own and partly bought by it:
+    a speed-up on hardware the plan does not buy is the benchmark study's finding (section 6), not the plan's."""
+    hw = (f.get("design") or {}).get("hardware") or {}
+    nodes, storage, bought = set(hw.get("nodes") or []), set(hw.get("storage") or []), set(hw.get("bought") or [])
+    own = [c for c in (f.get("benchmarks") or {}).get("comparisons") or []
+           if c.get("after_node") in nodes and c.get("after_storage") in storage
+           and bought & {c.get("after_node"), c.get("after_storage")}]
+    return own[-1] if own else None
+
+
+def _institution(b: Builder) -> Section:
     f, u = b.f, b.f.get("usage") or {}
-    refs = _usage_refs(f)
+    refs = usage_refs(f)
     s = Section("institution", SECTION_TITLES["institution"])
     if not u.get("jobs"):
         s.blocks.append(b.para("institution", "No accounting logs are loaded for this cluster and period: load "
@@ -166,7 +151,7 @@ def _institution(b: _Builder) -> Section:
     s.blocks.append(b.para("institution", (
         f"{(f.get('institution') or {}).get('name', 'The institution')} runs the {f.get('cluster') or 'shared'} "
         f"cluster for {fmt_int(u['users'])} users in {fmt_int(u['projects'])} projects and "
-        f"{fmt_int(u['departments'])} departments. Over {_period(f)} ({u.get('months')} months) they ran "
+        f"{fmt_int(u['departments'])} departments. Over {period_text(f)} ({u.get('months')} months) they ran "
         f"{fmt_int(u['jobs'])} jobs using {fmt_millions(u['core_hours'])} core-hours.{util}{top_txt}{growth_txt}"
     ), refs))
     rows = [
@@ -178,7 +163,7 @@ def _institution(b: _Builder) -> Section:
         ["Growth (last 12 months vs the 12 before)",
          fmt_pct(ratio - 1, 0) if ratio is not None else "–"],
     ]
-    s.blocks.append(Table("usage_summary", f"Usage of {f.get('cluster') or 'all clusters'}, {_period(f)}",
+    s.blocks.append(Table("usage_summary", f"Usage of {f.get('cluster') or 'all clusters'}, {period_text(f)}",
                           ["measure", "value"], rows, b.known(refs), [False, True]))
     yearly = u.get("yearly") or []
     if yearly:
@@ -205,13 +190,13 @@ def _institution(b: _Builder) -> Section:
     return s
 
 
-def _workload(b: _Builder) -> Section:
+def _workload(b: Builder) -> Section:
     w = b.f.get("workload")
     s = Section("workload", SECTION_TITLES["workload"])
     if not w:
         s.blocks.append(b.para("workload", NO_WORKLOAD))
         return s
-    refs = b.known(w.get("refs") or _usage_refs(b.f))
+    refs = b.known(w.get("refs") or usage_refs(b.f))
     s.blocks.append(b.para("workload", w.get("narrative") or "The workload of the period, from the accounting "
                            "logs:", refs))
     s.blocks.append(Table("workload", "Workload characterisation (per job)", ["measure", "value"],
@@ -230,7 +215,7 @@ def _workload(b: _Builder) -> Section:
     return s
 
 
-def _storage(b: _Builder) -> Section:
+def _storage(b: Builder) -> Section:
     st = b.f.get("storage")
     s = Section("storage", SECTION_TITLES["storage"])
     if not st:
@@ -254,59 +239,7 @@ def _storage(b: _Builder) -> Section:
     return s
 
 
-def _projections(b: _Builder) -> Section:
-    s = Section("projections", SECTION_TITLES["projections"])
-    fc, plan = b.f.get("forecast"), b.f.get("sequencer_plan")
-    if not fc and not plan:
-        s.blocks.append(b.para("projections", "No forecast or sequencer plan is stored: fit one on the Forecasts "
-                               "page or with `python manage.py forecast`."))
-        return s
-    if fc:
-        ref = [f"fit-{fc['id']}"]
-        full = [y for y in fc["yearly"] if y.get("complete", True)] or fc["yearly"]
-        years = [y for y in full if y.get("periods_forecast")]
-        last = years[-1] if years else full[-1]
-        s.blocks.append(b.para("projections", (
-            f"Demand was projected from {fc['history_from'][:7]} to {fc['through'][:7]} of {fc['series']} with the "
-            f"{fc['family']} growth model ({fc['selection']}: {fc['reason']}). By {last['year']} the median "
-            f"projection is {fmt_millions(last['median'])} {fc['year_units']} (80% interval "
-            f"{fmt_millions(last['p10'])} to {fmt_millions(last['p90'])})."), ref))
-        s.blocks.append(Table(
-            "forecast", f"Projected {fc['year_units']} (median and 80% interval)",
-            ["year", "observed months", "forecast months", "p10", "median", "p90"],
-            [[str(y["year"]), str(y.get("periods_observed", "")), str(y.get("periods_forecast", "")),
-              fmt_int(y["p10"]), fmt_int(y["median"]), fmt_int(y["p90"])] for y in fc["yearly"]],
-            ref, [False, True, True, True, True, True],
-            "Incomplete years sum the months observed or forecast in them."))
-        s.blocks.append(Figure(
-            "forecast", f"Projected compute demand: {fc['series']}, whole years (median with 80% interval)",
-            [y["year"] for y in full],
-            [Series("median", [y["median"] for y in full], [y["p10"] for y in full],
-                    [y["p90"] for y in full])], "year", fc["year_units"], refs=ref))
-    if plan:
-        ref = [f"plan-{plan['plan']}"]
-        ys = plan["years"]
-        s.blocks.append(b.para("sequencer_plan", (
-            f"The sequencer plan '{plan['name']}' (version {plan['version']}) grows from "
-            f"{_count(ys[0]['instruments_end'], 'instrument')} at the end of {ys[0]['year']} to "
-            f"{_count(ys[-1]['instruments_end'])} in {ys[-1]['year']}, when it needs "
-            f"{fmt_millions(ys[-1]['core_hours_ref'])} core-hours a year ({plan['convention']}) and holds "
-            f"{fmt_num(ys[-1]['stored_pb'], 2)} PB."), ref))
-        s.blocks.append(Table(
-            "sequencer_plan", f"Sequencer plan: {plan['name']} v{plan['version']}",
-            ["year", "instruments", "samples", "genomes/day (peak)", "core-hours (reference core)",
-             "new TB", "stored PB"],
-            [[str(y["year"]), fmt_num(y["instruments_end"], 1), fmt_int(y["samples"]),
-              fmt_num(y["genomes_per_day_peak"], 1), fmt_int(y["core_hours_ref"]), fmt_int(y["new_tb"]),
-              fmt_num(y["stored_pb"], 2)] for y in ys], ref, [False] + [True] * 6))
-        s.blocks.append(Figure(
-            "sequencer_storage", "Projected genomics data held (PB), from the sequencer plan",
-            [y["year"] for y in ys], [Series("stored PB", [y["stored_pb"] for y in ys])], "year", "PB",
-            refs=ref))
-    return s
-
-
-def _benchmarks(b: _Builder) -> Section:
+def _benchmarks(b: Builder) -> Section:
     bm = b.f.get("benchmarks") or {}
     s = Section("benchmarks", SECTION_TITLES["benchmarks"])
     rows = bm.get("rows") or []
@@ -349,104 +282,7 @@ def _benchmarks(b: _Builder) -> Section:
     return s
 
 
-def _count(n: float, noun: str = "") -> str:
-    """An instrument count as the plan's table shows it (one decimal, a whole number without it), with ``noun``."""
-    count = fmt_num(n, 1).removesuffix(".0")
-    return f"{count} {noun}{'' if count == '1' else 's'}" if noun else count
-
-
-def _configuration(b: _Builder) -> Section:
-    d = b.f.get("design") or {}
-    s = Section("configuration", SECTION_TITLES["configuration"])
-    conf = d.get("configuration")
-    if not conf:
-        s.blocks.append(b.para("configuration", "No design is evaluated: create one on the Designs page."))
-        return s
-    ref = b.known([f"eval-{d['evaluation_id']}", f"design-{d['id']}"])
-    s.blocks.append(b.para("configuration", (
-        f"Table form of the proposed system once every purchase of {d['name']} is installed ({conf['year']}). "
-        f"Core-hours available per year count {conf['schedulable_hours']:,.0f} schedulable hours per core "
-        f"(365 days less {conf['maintenance_days']:g} maintenance days)"
-        + (". The design buys no storage: it plans compute only." if not conf.get("raw_pb")
-           else "." if conf.get("fullness_limit") is None
-           else f"; usable storage is before the {fmt_pct(conf['fullness_limit'])} fullness limit used for planning.")),
-        ref))
-    rows = [
-        ["Peak speed (TF)", fmt_num(conf["peak_tf"], 0)],
-        ["# of core hours avail/year (millions)", fmt_num(conf["core_hours_available"] / 1e6, 1)],
-        ["# of cores", fmt_int(conf["cores"])],
-        ["# of nodes", fmt_int(conf["nodes"])],
-        ["Amount of memory (TB)", fmt_num(conf["memory_tb"], 0)],
-        ["Total/usable storage (PB)", f"{fmt_num(conf['raw_pb'], 1)}/{fmt_num(conf['usable_pb'], 1)}"],
-        ["Flash (TB)", fmt_int(conf["flash_tb"])],
-        ["Storage bandwidth (GB/s)", fmt_num(conf["bandwidth_gbps"], 0)],
-    ]
-    s.blocks.append(Table("configuration", f"Proposed configuration in {conf['year']}", ["system", "value"],
-                          rows, ref, [False, True]))
-    nodes = d.get("node_types") or []
-    if nodes:
-        s.blocks.append(Table(
-            "node_types", "Node types in the configuration",
-            ["node type", "count", "# of sockets", "# of cores", "type of cores", "speed (GHz)", "memory (GB)"],
-            [[n["name"], fmt_int(n["count"]), str(n["sockets"]), str(n["cores_per_node"]), n["cpu_model"],
-              f"{n['base_clock_ghz']:g}", fmt_int(n["memory_gb"])] for n in nodes], ref,
-            [False, True, True, True, False, True, True]))
-    return s
-
-
-def _schedule(b: _Builder) -> Section:
-    d = b.f.get("design") or {}
-    s = Section("schedule", SECTION_TITLES["schedule"])
-    ev = d.get("evaluation")
-    if not ev:
-        s.blocks.append(b.para("schedule", "No design evaluation is stored."))
-        return s
-    ref = b.known([f"eval-{d['evaluation_id']}", f"design-{d['id']}"])
-    years = ev["years"]
-    short = [f"{_check(c['name'])} in {c['year']} ({fmt_num(c['shortfall'], 0)} {c['unit']} short)"
-             for c in ev.get("failures") or []]
-    s.blocks.append(b.para("schedule", (
-        f"The purchases below are made in the years shown; equipment retires at the end of its service life. "
-        f"Capital {fmt_usd(ev['capex_usd'])}, operating {fmt_usd(ev['opex_usd'])}, total "
-        f"{fmt_usd(ev['tco_usd'])} over {d['start_year']}-{d['end_year']} (net present cost "
-        f"{fmt_usd(ev['npv_usd'])}). "
-        + ("Capacity meets demand in every year." if ev.get("feasible") else
-           "Capacity falls short in: " + "; ".join(short[:6]) + ("; ..." if len(short) > 6 else "") + ".")), ref))
-    s.blocks.append(Table(
-        "purchases", "Purchases by year", ["year", "item", "count", "note"],
-        [[str(p["year"]), p["item"], p["count"], p.get("note", "")] for p in d.get("purchases") or []], ref,
-        [False, False, True, False]))
-    s.blocks.append(Table(
-        "schedule", "How capacity meets demand, year by year",
-        ["year", "compute capacity (M core-h, ref. core, at target)", "compute demand (M core-h)",
-         "plannable storage (TB)", "storage demand (TB)", "genomes/day capacity", "genomes/day demand", "checks"],
-        [[str(y["year"]), fmt_num(y["normalised_core_hours_at_target"] / 1e6, 1),
-          fmt_num(y["demand_core_hours"] / 1e6, 1), fmt_int(y["plannable_tb"]), fmt_int(y["demand_tb"]),
-          fmt_num(y["genomes_per_day_capacity"], 0), fmt_num(y["genomes_per_day_demand"], 0),
-          "all met" if all(c["passed"] for c in y["checks"]) else
-          "short: " + ", ".join(_check(c["name"]) for c in y["checks"] if not c["passed"])]
-         for y in years], ref, [False] + [True] * 6 + [False]))
-    s.blocks.append(Table(
-        "costs", "Cost by year (capital in the year bought; operating = power + support)",
-        ["year", "cores", "capex", "power", "support", "opex", "capex + opex", "cost per core-hour"],
-        [[str(y["year"]), fmt_int(y["cores"]), fmt_usd(y["capex_usd"]), fmt_usd(y.get("power_usd")),
-          fmt_usd(y.get("support_usd")), fmt_usd(y["opex_usd"]), fmt_usd(y.get("tco_usd")),
-          f"${y['cost_per_core_hour_usd']:.4f}" if y.get("cost_per_core_hour_usd") is not None else "–"]
-         for y in years], ref, [False] + [True] * 7))
-    xs = [y["year"] for y in years]
-    s.blocks.append(Figure(
-        "capacity_compute", "Compute capacity at the utilisation target vs demand (reference-core core-hours)", xs,
-        [Series("capacity at target", [y["normalised_core_hours_at_target"] / 1e6 for y in years]),
-         Series("demand", [y["demand_core_hours"] / 1e6 for y in years], style="dash")],
-        "year", "million core-hours per year", refs=ref))
-    s.blocks.append(Figure(
-        "capacity_storage", "Plannable online storage vs data to hold (TB)", xs,
-        [Series("plannable TB", [y["plannable_tb"] for y in years]),
-         Series("demand TB", [y["demand_tb"] for y in years], style="dash")], "year", "TB", refs=ref))
-    return s
-
-
-def _queue_waits(b: _Builder) -> list[Section]:
+def _queue_waits(b: Builder) -> list[Section]:
     """Waits from the design's latest scheduling replay (planner.replay); no section when not replayed."""
     q = b.f.get("queue_waits")
     if not q:
@@ -472,7 +308,7 @@ def _queue_waits(b: _Builder) -> list[Section]:
     return [s]
 
 
-def _assumptions(b: _Builder) -> Section:
+def _assumptions(b: Builder) -> Section:
     d = b.f.get("design") or {}
     s = Section("assumptions", SECTION_TITLES["assumptions"])
     items = list(d.get("assumptions") or [])
@@ -490,7 +326,7 @@ def _assumptions(b: _Builder) -> Section:
     return s
 
 
-def _appendix(b: _Builder) -> Section:
+def _appendix(b: Builder) -> Section:
     rows = [[r.key, r.kind, r.label, r.detail] for r in b.refs.values()]
     return Section("appendix", SECTION_TITLES["appendix"], [
         Table("references", "Sources cited in this report", ["key", "kind", "source", "detail"], rows, [],

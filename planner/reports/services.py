@@ -15,6 +15,7 @@ from planner.designs.models import Design
 from planner.jobs.services import job_failed, job_progress, job_running, job_start, job_succeeded
 from planner.reports.document import Document
 from planner.reports.gather import gather_facts
+from planner.reports.inputs import period_problem
 from planner.reports.models import GrantReport
 from planner.reports.sections import build_document
 
@@ -44,6 +45,9 @@ def report_create(*, design: Design, cluster: Cluster | None = None, start: date
         raise ValueError("period: give both start and end, or neither for all usage")
     if start and end and start > end:
         raise ValueError("period: start is after end")
+    problem = period_problem(cluster, start, end)
+    if problem:
+        raise ValueError(f"period: {problem}")
     with transaction.atomic():
         # versions count per design: "v3 of the report on this design"
         version = (GrantReport.objects.filter(design=design).order_by("-version")

@@ -17,6 +17,7 @@ from forecasts.accounting.models import Cluster
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from planner.designs.models import Design
 from planner.designs.services import design_latest_versions
+from planner.reports.inputs import period_problem
 from planner.reports.models import GrantReport
 from planner.reports.render_html import html_context
 from planner.reports.services import report_create, report_document, report_edit_narrative, report_regenerate
@@ -35,9 +36,11 @@ class ReportForm(forms.Form):
     end = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "month"}),
                           input_formats=["%Y-%m", "%Y-%m-%d"], help_text="last month of usage (empty: all)")
     forecast = forms.ModelChoiceField(queryset=ForecastFit.objects.all(), required=False,
-                                      empty_label="latest core-hours fit of the cluster")
+                                      empty_label="the design's own (none if it links none)",
+                                      help_text="another fit is shown as context, not as the design's demand")
     plan = forms.ModelChoiceField(queryset=SequencerPlan.objects.all(), required=False,
-                                  empty_label="latest sequencer plan", label="Sequencer plan")
+                                  empty_label="the design's own (none if it links none)", label="Sequencer plan",
+                                  help_text="another plan is shown as context, not as the design's demand")
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -50,6 +53,9 @@ class ReportForm(forms.Form):
             raise forms.ValidationError("Give both the first and the last month of the period, or neither.")
         if data.get("start") and data.get("end") and data["start"] > data["end"]:
             raise forms.ValidationError("The first month is after the last month.")
+        problem = period_problem(data.get("cluster"), data.get("start"), data.get("end"))
+        if problem:
+            raise forms.ValidationError(problem)
         return data
 
 
@@ -99,7 +105,11 @@ def report_progress(request: HttpRequest, pk: int) -> HttpResponse:
 def report_edit(request: HttpRequest, pk: int) -> HttpResponse:
     report = get_object_or_404(GrantReport, pk=pk)
     edits = {k.removeprefix("para-"): v for k, v in request.POST.items() if k.startswith("para-")}
-    new = report_edit_narrative(report=report, edits=edits, user=request.user)
+    try:
+        new = report_edit_narrative(report=report, edits=edits, user=request.user)
+    except ValueError as exc:  # the period's usage is gone since: say so, never a 500
+        messages.error(request, str(exc))
+        return redirect("reports:detail", report.pk)
     messages.success(request, f"Your edits are saved as version {new.version}; it is being generated.")
     return redirect("reports:progress", new.pk)
 
@@ -108,7 +118,11 @@ def report_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def report_regen(request: HttpRequest, pk: int) -> HttpResponse:
     report = get_object_or_404(GrantReport, pk=pk)
-    new = report_regenerate(report=report, user=request.user)
+    try:
+        new = report_regenerate(report=report, user=request.user)
+    except ValueError as exc:
+        messages.error(request, str(exc))
+        return redirect("reports:detail", report.pk)
     return redirect("reports:progress", new.pk)
 
 
