@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, get_resolver
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import api_view
@@ -68,12 +68,12 @@ class IndexRootView(APIRootView):
     """/api/v1/: every endpoint that takes no argument, as links (each router's own root knew only its own)."""
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        from planner.urls import api_v1  # the URL conf imports this module
-
+        base = reverse("api-root")  # /api/v1/
         links: dict[str, str] = {}
-        for route, name in sorted(_plain_routes(api_v1)):
-            if route and name not in ("api-root",) and route.rstrip("/") not in links:
-                links[route.rstrip("/")] = reverse(name, request=request)
+        for route, name in sorted(_plain_routes(get_resolver().url_patterns)):
+            here = "/" + route
+            if here.startswith(base) and here != base and name != "api-root":
+                links.setdefault(here[len(base):].rstrip("/"), reverse(name, request=request))
         return Response(links)
 
 
