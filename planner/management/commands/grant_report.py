@@ -36,8 +36,8 @@ class Command(BaseCommand):
         parser.add_argument("--cluster", help="cluster name (default: all clusters)")
         parser.add_argument("--start", help="first month of the usage period (YYYY-MM)")
         parser.add_argument("--end", help="last month of the usage period (YYYY-MM)")
-        parser.add_argument("--forecast", type=int, help="forecast fit id (default: the latest core-hours fit)")
-        parser.add_argument("--plan", type=int, help="sequencer plan id (default: the latest)")
+        parser.add_argument("--forecast", type=int, help="forecast fit id (default: the design's own, if it links one)")
+        parser.add_argument("--plan", type=int, help="sequencer plan id (default: the design's own, if it links one)")
 
     def handle(self, *args: Any, **o: Any) -> None:
         from planner.reports.services import report_create, report_generate, report_summary
