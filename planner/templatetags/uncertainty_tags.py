@@ -32,14 +32,6 @@ def demand_chance(context: Any, design: Any, ev: Any) -> dict[str, Any]:
 
 
 @register.filter
-def pct(value: Any) -> str:
-    try:
-        return f"{100 * float(value):.0f}%"
-    except (TypeError, ValueError):
-        return "–"
-
-
-@register.filter
 def get(mapping: Any, key: Any) -> Any:
     return mapping.get(key) if hasattr(mapping, "get") else None
 
@@ -56,20 +48,3 @@ def confidence_curve(service_level: dict[str, Any], run: Any = None) -> dict[str
     curve = service_level.get("curve") or []
     years = sorted(service_level.get("in_sample", {}))
     return {"sl": service_level, "curve": curve, "years": years, "fig": cost_of_confidence(curve), "run": run}
-
-
-@register.inclusion_tag("designs/_chance_compare.html")
-def chance_compare(items: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per design compared, the share of its demand paths on which every constraint holds, by year."""
-    from planner.designs.services_paths import design_chance
-
-    rows, years = [], set()
-    for it in items:
-        ev = it.get("ev")
-        chance = design_chance(it["design"], ev) if ev is not None else None
-        by_year = ({y["year"]: y["all_constraints"] for y in chance["report"]["years"]}
-                   if chance and "report" in chance else {})
-        years |= set(by_year)
-        rows.append({"tag": it.get("tag", ""), "design": it["design"], "by_year": by_year,
-                     "note": "" if by_year else (chance or {}).get("error", "no uncertainty: block")})
-    return {"rows": rows, "years": sorted(years)}

@@ -31,5 +31,5 @@ def load_catalog_and_designs(with_run: bool = False) -> dict[str, Any]:
     return {
         "wide": next(d for n, d in by.items() if "wide AMD" in n),
         "narrow": next(d for n, d in by.items() if "narrow" in n),
-        "optimised": next(d for n, d in by.items() if "optimised" in n),
+        "optimised": next(d for n, d in by.items() if "to optimise" in n),
     }

@@ -61,7 +61,8 @@ def test_probability_equals_a_direct_count(values: list[float], capacity: float)
     if not np.any(core > 0):
         assert report.year(2027).constraints == []
         return
-    expected = sum(v <= capacity for v in values) / len(values)
+    # a capacity short by float rounding only (within 1e-12 relative, chance.py) counts as enough
+    expected = sum(v <= capacity * (1 + 1e-12) for v in values) / len(values)
     assert abs(report.probability("core_hours", 2027) - expected) < 1e-12
 
 
