@@ -130,7 +130,7 @@ def test_the_demo_step_makes_the_price_trend_design_after_the_forecast_and_is_id
     assert "skipped" in logs[0]
     fitted_disk_series()
     load_price_trend_design(logs.append)
-    design = Design.objects.get(name="Minerva 2014-2019: optimised with the disk price trend")
+    design = Design.objects.get(name="Minerva 2014-2019: the problem to optimise, disk priced by its trend")
     run = design.optimizer_runs.get()
     assert run.status in (OptimizerRun.Status.OPTIMAL, OptimizerRun.Status.GAP) and run.result_design_id
     saved = run.result_design
