@@ -70,7 +70,7 @@ def cost_of_confidence(levels: list[dict[str, Any]]) -> dict[str, Any]:
     layout = _layout("The cost of confidence", "net present cost, $M",
                      xaxis={"title": {"text": "service level bought (% of demand paths, in each year)"},
                             "ticksuffix": "%"},
-                     yaxis2={"title": {"text": "% of independent paths where capacity is enough"}, "overlaying": "y",
+                     yaxis2={"title": {"text": "% of independent paths enough"}, "overlaying": "y",
                              "side": "right", "range": [0, 100], "tickmode": "linear", "dtick": 20,
                              "ticksuffix": "%", "showgrid": False})
     layout["yaxis"] = layout["yaxis"] | {"rangemode": "normal", "tickprefix": "$"}  # the differences, not zero

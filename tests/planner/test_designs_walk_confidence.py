@@ -78,7 +78,7 @@ def test_the_cost_of_confidence_chart_names_the_figure_each_marker_plots() -> No
     together = by_name["all years together, independent paths (%)"]
     assert worst["y"] == pytest.approx([55, 83, 92, 96]) and together["y"] == pytest.approx([38, 72, 85, 93])
     assert worst["yaxis"] == together["yaxis"] == "y2"
-    assert fig["layout"]["yaxis2"]["title"]["text"] == "% of independent paths where capacity is enough"
+    assert fig["layout"]["yaxis2"]["title"]["text"] == "% of independent paths enough"
     assert "in each year" in fig["layout"]["xaxis"]["title"]["text"]
     # a level stored before the every-year share was kept plots no point for it rather than failing
     old = {k: v for k, v in CURVE[0].items() if k != "out_of_sample_every_year"}
