@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from django.db.models import Count, Max, Min, Sum
+from django.db.models import Count, Max, Min, Q, Sum
 
-from forecasts.accounting.models import UsageMonthly
+from forecasts.accounting.models import Department, UsageMonthly
 from forecasts.usage.cache import rollup_cached
 from planner.roles import scope_by_department
 
@@ -52,7 +52,9 @@ def usage_kpis(**filters: Any) -> dict[str, Any]:
     """Jobs, core-hours, users, departments and the first and last month of the filtered usage."""
     agg = usage_filtered(**filters).aggregate(
         jobs=Sum("jobs"), core_hours=Sum("core_hours"), users=Count("identity__user", distinct=True),
-        departments=Count("department", distinct=True), first=Min("month"), last=Max("month"),
+        # 'Unassigned' is a bucket, not a department: counted as the dashboard and chargeback count
+        departments=Count("department", distinct=True, filter=~Q(department__code=Department.UNASSIGNED_CODE)),
+        first=Min("month"), last=Max("month"),
     )
     return {k: (v or 0) if k not in ("first", "last") else v for k, v in agg.items()}
 

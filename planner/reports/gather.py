@@ -16,7 +16,7 @@ from typing import Any
 from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
-from forecasts.accounting.models import Cluster, ClusterCapacity, IngestRun, Institution
+from forecasts.accounting.models import Cluster, ClusterCapacity, Department, IngestRun, Institution
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.units import BYTES_PER_TB
 from forecasts.usage.selectors import usage_filtered
@@ -121,7 +121,8 @@ def _usage(cluster: Cluster | None, start: date, end: date, wr: dict[str, Any] |
     rows = usage_filtered(cluster=cluster.name if cluster else None, start=start, end=end)
     tot = rows.aggregate(jobs=Sum("jobs"), core_hours=Sum("core_hours"),
                          users=Count("identity__user", distinct=True), projects=Count("project", distinct=True),
-                         departments=Count("department", distinct=True))
+                         departments=Count("department", distinct=True,  # 'Unassigned' is no department
+                                           filter=~Q(department__code=Department.UNASSIGNED_CODE)))
     if not tot["jobs"]:
         return {"jobs": 0}
     monthly = {m["month"]: m["ch"] for m in rows.values("month").annotate(ch=Sum("core_hours")).order_by("month")}

@@ -58,7 +58,7 @@ def test_a_planner_sees_every_department_stacked_by_month(client: Any, planner_u
     assert figure["layout"]["annotations"][0]["xanchor"] == "right"  # ends at the month: the axis is not stretched
     assert 'id="partial-month"' in response.content.decode()
     kpis = response.context["kpis"]
-    assert kpis["jobs"] == 4 and kpis["core_hours"] == 240 and kpis["users"] == 3 and kpis["departments"] == 3
+    assert kpis["jobs"] == 4 and kpis["core_hours"] == 240 and kpis["users"] == 3 and kpis["departments"] == 2
     assert 'data-figure="usage-figure"' in response.content.decode()
 
 
@@ -94,3 +94,12 @@ def test_department_viewers_see_only_their_own_usage_on_page_json_and_csv(
     assert json.loads(client.get(reverse("usage-chart-json"), {"department": other_code}).content)["data"] == []
     assert _csv(client.get(reverse("usage-csv"), {"department": other_code})) == []
     assert {r["department"] for r in _csv(client.get(reverse("usage-csv")))} == {own}
+
+
+def test_the_grant_reports_usage_counts_departments_as_the_usage_page_does(usage: Any) -> None:
+    from datetime import date
+
+    from planner.reports.gather import _usage
+
+    facts = _usage(None, date(2024, 1, 1), date(2024, 2, 1), None)
+    assert facts["departments"] == 2  # genomics and chemistry; the Unassigned bucket is no department
