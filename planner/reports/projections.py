@@ -10,6 +10,7 @@ projection runs past it or misses it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from planner.reports.builder import Builder
@@ -19,6 +20,20 @@ CONTEXT = "context, not part of this design's demand"
 NO_PROJECTIONS = ("The design links no stored forecast or sequencer plan: its demand is the yearly figures in its "
                   "scenario (the compute demand column of the purchase schedule). Choose a forecast or a plan on "
                   "the New report page to show one here as context.")
+
+
+# The forecast engine's member codes in a grant reviewer's words (forecasts.demand.engine names them so in its
+# method string: "median of 10 of 11 members (ets_damped_orig, dotm, ...) by backtest MASE").
+MEMBER_WORDS = {"ets_damped": "damped ETS", "ets": "ETS", "theta": "Theta", "dotm": "dynamic optimised Theta",
+                "rwd": "random walk with drift", "arima": "ARIMA", "ces": "CES", "global": "a pooled model"}
+SCALE_WORDS = {"_orig": " on the original scale", "_log": " on the log scale"}
+_MEMBER = re.compile(r"\b(" + "|".join(MEMBER_WORDS) + r")(_orig|_log)?\b")
+
+
+def plain_method(text: str) -> str:
+    """An engine's method text with its member codes in words: 'rwd_orig' -> 'random walk with drift on the
+    original scale' (a code without a suffix is on the series' own working scale)."""
+    return _MEMBER.sub(lambda m: MEMBER_WORDS[m.group(1)] + SCALE_WORDS.get(m.group(2) or "", ""), text)
 
 
 def _horizon(b: Builder) -> tuple[int, int] | None:
@@ -102,8 +117,8 @@ def projections_section(b: Builder, title: str) -> Section:
         full = [y for y in fc["yearly"] if y.get("complete", True)] or fc["yearly"]
         s.blocks.append(b.para("projections", (
             _role_sentence(b, role, "forecast")
-            + f"Demand was projected from {fc['history_from'][:7]} to {fc['through'][:7]} of {fc['series']} with the "
-            f"{fc['family']} growth model ({fc['selection']}: {fc['reason']}). "
+            + f"Demand was projected from {fc['series']}, observed {fc['history_from'][:7]} to {fc['through'][:7]}, "
+            f"with the {fc['family']} forecast ({fc['selection']}: {plain_method(fc['reason'])}). "
             + _forecast_sentence(fc, horizon)), ref))
         s.blocks.append(Table(
             "forecast", _caption(role, f"Projected {fc['year_units']} (median and 80% interval)"),

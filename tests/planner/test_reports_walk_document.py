@@ -156,3 +156,12 @@ def test_a_plan_beside_the_forecast_a_design_links_is_context_and_says_where_the
                            "sequencer plan, and its demand is the forecast it links.")
     assert "In 2022, the design's last year it covers, it needs 2.0 M core-hours a year" in text
     assert "The plan runs on to 2024, past the design's last year (2022)." in text
+
+
+def test_the_forecasts_members_are_named_in_words_not_engine_codes() -> None:
+    from planner.reports.projections import plain_method
+
+    text = plain_method("median of 3 of 11 members (ets_damped_orig, dotm, rwd_log) by backtest MASE")
+    assert text == ("median of 3 of 11 members (damped ETS on the original scale, dynamic optimised Theta, "
+                    "random walk with drift on the log scale) by backtest MASE")
+    assert plain_method("pinned: theta") == "pinned: Theta" and plain_method("thetas, etsy") == "thetas, etsy"
