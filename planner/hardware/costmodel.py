@@ -200,8 +200,9 @@ class CostModel:
 
         genomes/day = 24 / T x samples, T the batch run time measured at this samples/node (largest
         unsaturated batch not above the request) or derived from wall core-hours. Beyond the storage
-        ceiling C (concurrent samples, x units) throughput degrades as g(C) x (C / samples)^a, a
-        fitted to the saturated runs (H600: a = 2.60 reproduces 156 -> 252/day, 192 -> 147/day).
+        ceiling C (concurrent samples, x units) throughput degrades as g(C) x (C / samples)^a with
+        g(C) = 24 / T x C, a fitted to the saturated runs (H600: a = 2.596 reproduces 156 -> 252/day,
+        192 -> 147/day). The rule prints every factor, so its numbers give the figure.
         """
         samples = nodes * samples_per_node
         st = self.catalog.storage(storage_name)
@@ -214,26 +215,34 @@ class CostModel:
             below = [b for b in runs if b.samples <= samples]
             b = max(below, key=lambda x: x.samples) if below else min(runs, key=lambda x: x.samples)
             hours = b.batch_hours or 0.0
-            rule = f"24 / {hours:.2f} h x {samples} samples; run time from {_cite(b)}"
+            origin = f"run time from {_cite(b)}"
         else:
             wall = self.wall_core_hours_per_sample(pipeline, node_name, storage_name)
             hours = wall.value * samples_per_node / self.catalog.node(node_name).cores_per_node
-            rule = f"24 / {hours:.2f} h x {samples} samples; run time = wall core-h x k / cores [{wall.rule}]"
+            origin = f"run time = wall core-h x samples per node / cores [{wall.rule}]"
+        # The rule states every factor with the precision that reproduces the figure (hours to 3
+        # decimals, the exponent to 3): past the ceiling the run time applies to the C samples the
+        # storage serves well, not to all of them, and the fall multiplies that.
         gpd = HOURS_PER_DAY / hours * samples
+        formula = f"24 / {hours:.3f} h x {samples} samples"
         ceiling = (st.ceiling_concurrent_samples or 0.0) * storage_units
         if ceiling and samples > ceiling:
-            g_ceiling = HOURS_PER_DAY / hours * ceiling
+            gpd = HOURS_PER_DAY / hours * ceiling
+            formula = (f"24 / {hours:.3f} h x {ceiling:g} samples (the {storage_name} ceiling of {ceiling:g} "
+                       f"concurrent samples; {samples} asked)")
             alpha = self.catalog.collapse_exponent(storage_name)
             if alpha is None:
-                gpd = g_ceiling
-                rule += f"; capped at the {storage_name} ceiling of {ceiling:g} concurrent samples"
+                formula += ": capped at the ceiling"
             else:
-                gpd = g_ceiling * (ceiling / samples) ** alpha
-                rule += (f"; past the {storage_name} ceiling of {ceiling:g} concurrent samples: "
-                         f"x ({ceiling:g}/{samples})^{alpha:.2f} (fitted to saturated runs)")
+                gpd *= (ceiling / samples) ** alpha
+                formula += f" x ({ceiling:g}/{samples})^{alpha:.3f} (past the ceiling, fitted to saturated runs)"
+        rule = f"{formula} = {gpd:,.1f} genomes/day"
         if st.ceiling_genomes_per_day and gpd > st.ceiling_genomes_per_day * storage_units:
             gpd = st.ceiling_genomes_per_day * storage_units
-            rule += f"; capped at {gpd:g} genomes/day by {storage_name}"
+            rule += f"; capped at {gpd:,.1f} genomes/day by {storage_name}"
+        if samples:
+            rule += f" (a {HOURS_PER_DAY * samples / gpd:.2f} h run for {samples} samples)"
+        rule += f"; {origin}"
         return Derived(gpd, "genomes/day", rule)
 
 
