@@ -19,8 +19,11 @@ $(STAMP): requirements.lock
 	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.lock
 	@touch $(STAMP)
 
+# The demo serves as production would (the product's own 404/500 pages, no settings or URL conf shown);
+# `make run DEBUG=1` for Django's debug pages while developing.
+DEBUG ?= 0
 run: $(STAMP)
-	DEBUG=1 $(BIN)/python manage.py run_local --addr $(ADDR)
+	DEBUG=$(DEBUG) $(BIN)/python manage.py run_local --addr $(ADDR)
 
 # Two pytest-xdist workers, whole files per worker (each has its own test database, Celery queue,
 # worker and browser); PYTEST_WORKERS=0 runs in one process.

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, Max, Sum
+from django.db.models import Count, Max, Q, Sum
 
 from forecasts.accounting.models import Department
 from forecasts.accounting.selectors import logs_partial_month
@@ -70,9 +70,11 @@ def chargeback_status(user: Any) -> dict[str, str]:
     latest = whole.aggregate(m=Max("month"))["m"]
     if not latest:
         return {}
-    month = whole.filter(month=latest).aggregate(t=Sum("total_usd"), n=Count("pk"))
+    bucket = Q(department__code=Department.UNASSIGNED_CODE)  # billed, but a bucket, not a department
+    month = whole.filter(month=latest).aggregate(t=Sum("total_usd"), n=Count("pk", filter=~bucket),
+                                                 u=Count("pk", filter=bucket))
     line = (f"{latest:%B %Y}: ${month['t'] or 0:,.2f} across {month['n']} department statement"
-            f"{'s' if month['n'] != 1 else ''}")
+            f"{'s' if month['n'] != 1 else ''}{' + Unassigned' if month['u'] else ''}")
     if partial is not None and statements.filter(month=partial[0]).exists():
         line += f" ({partial[0]:%B %Y} so far: partial, the logs end {partial[1]:%-d %B})"
     return {"chargeback": line}

@@ -54,6 +54,23 @@ def test_the_chargeback_card_quotes_the_last_whole_month_and_names_the_partial_o
     assert "March 2025: $300.00" not in html
 
 
+def test_the_chargeback_card_counts_the_unassigned_bucket_apart_from_the_departments(
+        tmp_path: Path, client: Any, planner_user: Any, departments: Any) -> None:
+    from decimal import Decimal
+
+    from forecasts.accounting.models import Department
+    from forecasts.chargeback.models import Statement
+
+    _logs_until_6_march_2025(tmp_path, 500, datetime(2025, 1, 1, tzinfo=UTC))
+    bucket, _ = Department.objects.get_or_create(code=Department.UNASSIGNED_CODE,
+                                                 defaults={"name": Department.UNASSIGNED})
+    Statement.objects.create(department=departments["genomics"], month=date(2025, 2, 1), fingerprint="g",
+                             total_usd=Decimal("4000"))
+    Statement.objects.create(department=bucket, month=date(2025, 2, 1), fingerprint="u", total_usd=Decimal("50"))
+    html = login(client, planner_user).get("/").content.decode()
+    assert "February 2025: $4,050.00 across 1 department statement + Unassigned<" in html
+
+
 def test_the_forecast_card_says_the_figure_is_the_whole_year_s_in_the_fit_s_own_units() -> None:
     from planner.web.dashboard import forecast_status
 

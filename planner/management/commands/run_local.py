@@ -37,7 +37,7 @@ class Command(BaseCommand):
         except BaseException:  # a failed set-up (or Ctrl-C during it) leaves no database running
             self._stop_database()
             raise
-        env = {**os.environ, "DEBUG": os.environ.get("DEBUG", "1"), "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "DEBUG": os.environ.get("DEBUG", "0"), "PYTHONUNBUFFERED": "1"}
         children = [
             subprocess.Popen(
                 [sys.executable, "-m", "celery", "-A", "planner", "worker", "--beat", "--loglevel", "warning",
