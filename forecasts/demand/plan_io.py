@@ -22,8 +22,10 @@ from forecasts.demand.sequencing import (
     SequencingPlan,
     Stage,
     YearFigures,
+    assay_label,
     compare_plans,
     monthly_figures,
+    node_type_label,
     weekly_output,
     yearly_figures,
 )
@@ -84,8 +86,73 @@ def _department(v: Any) -> str | None:
     return v.strip() or None
 
 
-def plan_from_dict(d: dict[str, Any]) -> SequencingPlan:
-    """Build a plan from the YAML schema in the module docstring (dates as ISO strings or dates)."""
+class PlanFieldError(ValueError):
+    """A number out of its field's range: one line naming the row (instrument, assay, stage) and the field in
+    the words the editor labels it with, never the document's key."""
+
+
+# Each number a plan holds, in the editor's words, with the range a real sequencing core stays inside (generous:
+# the bounds catch a percent typed as a share, a slip of the exponent, a sign, not an unusual core).
+# key: (words, lowest, highest, lowest excluded, hint)
+RANGES: dict[str, tuple[str, float, float, bool, str]] = {
+    "runs_per_week": ("runs per week per instrument", 0, 50, False, ""),
+    "count": ("instruments", 0, 1000, False, ""),
+    "samples_per_run": ("samples per run", 0, 10_000, False, ""),
+    "core_hours_per_sample": ("core-hours per sample", 0, 1_000_000, False, ""),
+    "reanalysis_rate": ("re-analysed share per year", 0, 1, False, " (0.25 for 25 %)"),
+    "coverage": ("coverage (x)", 0, 100_000, False, ""),
+    "gb_per_sample": ("GB per sample", 0, 100_000, False, ""),
+    "files_per_sample": ("files per sample", 0, 10_000_000, False, ""),
+    "retention_months": ("retention in months", 0, 1200, False, " (blank: kept for ever)"),
+    "clock_ghz": ("clock, GHz", 0, 10, True, ""),
+    "arch_factor": ("architecture factor", 0, 100, True, ""),
+}
+
+
+def _bound(v: float) -> str:
+    return f"{v:,g}" if abs(v) < 1e6 else f"{v:,.0f}"
+
+
+def check_range(key: str, value: float, where: str) -> None:
+    """PlanFieldError unless ``value`` lies in the range of the field ``key`` (NaN and infinities never do)."""
+    words, lo, hi, open_lo, hint = RANGES[key]
+    inside = (lo < value if open_lo else lo <= value) and value <= hi
+    if not inside:
+        span = (f"more than {_bound(lo)} and at most {_bound(hi)}" if open_lo
+                else f"between {_bound(lo)} and {_bound(hi)}")
+        raise PlanFieldError(f"{where}: {words}: {span}{hint}, got {value:g}")
+
+
+def check_ranges(plan: SequencingPlan) -> None:
+    """Every number of ``plan`` inside its field's range (RANGES); the first one outside is named."""
+    for n, t in plan.node_types.items():
+        check_range("clock_ghz", t.clock_ghz, f"node type {node_type_label(n)}")
+        check_range("arch_factor", t.arch_factor, f"node type {node_type_label(n)}")
+    for ins in plan.instruments:
+        check_range("runs_per_week", ins.runs_per_week, ins.model)
+        for c in ins.counts:
+            check_range("count", c.count, f"{ins.model}, from {c.date.isoformat()}")
+        for share in ins.run_mix:
+            check_range("samples_per_run", share.samples_per_run,
+                        f"{ins.model}, {assay_label(plan, share.assay) if share.assay in plan.assays else share.assay}")
+    for n, a in plan.assays.items():
+        where = f"assay {assay_label(plan, n)}"
+        check_range("core_hours_per_sample", a.core_hours_per_sample, where)
+        check_range("reanalysis_rate", a.reanalysis_rate, where)
+        if a.coverage is not None:
+            check_range("coverage", a.coverage, where)
+        for s in a.stages:
+            check_range("gb_per_sample", s.gb_per_sample, f"{where}, stage {s.name}")
+            check_range("files_per_sample", s.files_per_sample, f"{where}, stage {s.name}")
+            if s.retention_months is not None:
+                check_range("retention_months", s.retention_months, f"{where}, stage {s.name}")
+
+
+def plan_from_dict(d: dict[str, Any], *, ranges: bool = True) -> SequencingPlan:
+    """Build a plan from the YAML schema in the module docstring (dates as ISO strings or dates).
+
+    ``ranges``: check every number against its field's range (RANGES), as everything coming in is; a version
+    stored before the ranges were checked is read with ``ranges=False`` so its page still opens."""
     _check_all_keys(d)
     node_types = {
         n: NodeType(n, float(v["clock_ghz"]), float(v.get("arch_factor", 1.0)), str(v.get("description", "")))
@@ -133,6 +200,8 @@ def plan_from_dict(d: dict[str, Any]) -> SequencingPlan:
         notes=str(d.get("notes", "")),
         department=_department(d.get("department")),
     )
+    if ranges:
+        check_ranges(plan)
     plan.validate()
     return plan
 

@@ -17,7 +17,14 @@ from django.db import transaction
 from forecasts.accounting.models import Department
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.plan_io import counts_from_csv, plan_from_dict, plan_to_dict
-from forecasts.demand.sequencing import SequencingPlan, YearFigures, compare_plans, monthly_figures, yearly_figures
+from forecasts.demand.sequencing import (
+    SequencingPlan,
+    YearFigures,
+    compare_plans,
+    monthly_figures,
+    node_type_label,
+    yearly_figures,
+)
 from forecasts.units import TB_PER_PB, convert_core_hours
 from planner.web.textfiles import nul_problem, yaml_error
 
@@ -36,15 +43,18 @@ def plan_parse(text: str, *, name: str = "the plan") -> SequencingPlan:
     return plan_from_document(data, name=name)
 
 
-def plan_from_document(data: dict[str, Any], *, name: str = "the plan") -> SequencingPlan:
-    """Every way a plan comes in (upload, editor, API, command) reads its document here.
+def plan_from_document(data: dict[str, Any], *, name: str | None = "the plan") -> SequencingPlan:
+    """Every way a plan comes in (upload, editor, API, command) reads its document here: every number is
+    checked against its field's range (plan_io.RANGES).  ``name`` starts a refusal's message (None: the message
+    alone, as the editor shows it beside its fields).
 
     A document without a ``department`` key keeps the department of the latest version of its name (a new
     version of a plan is still that department's sequencing unless it says otherwise); ``department: null``
     (or blank) says it names none.  A code that is no department is refused with the code named."""
+    where = "" if name is None else f"{name}: "
     nul = nul_problem(data)  # YAML's "\0" escape (or JSON's "\u0000"): no database text can hold it
     if nul:
-        raise PlanError(f"{name}: {nul}")
+        raise PlanError(f"{where}{nul}")
     if "department" not in data and isinstance(data.get("name"), str):
         current = latest_version(data["name"])
         if current is not None and current.department_id is not None:
@@ -52,10 +62,10 @@ def plan_from_document(data: dict[str, Any], *, name: str = "the plan") -> Seque
     try:
         plan = plan_from_dict(data)
     except KeyError as exc:
-        raise PlanError(f"{name}: missing field {exc.args[0]!r}") from exc
+        raise PlanError(f"{where}missing field {exc.args[0]!r}") from exc
     except (TypeError, ValueError) as exc:
-        raise PlanError(f"{name}: {exc}") from exc
-    plan_department(plan.department, name=name)
+        raise PlanError(f"{where}{exc}") from exc
+    plan_department(plan.department, name=name or "the plan")
     return plan
 
 
@@ -148,7 +158,9 @@ def plan_import_counts_csv(text: str, *, base: str | None, user: Any = None, sou
 
 
 def plan_of(row: SequencerPlan) -> SequencingPlan:
-    return plan_from_dict(row.document)
+    """A stored version's plan; its numbers were checked when it came in (a version stored before the ranges
+    were checked is shown as it is, not refused)."""
+    return plan_from_dict(row.document, ranges=False)
 
 
 def plan_span(row: SequencerPlan) -> tuple[int, int]:
@@ -192,8 +204,8 @@ def plan_summary(row: SequencerPlan) -> dict[str, Any]:
 
 def core_hour_convention(plan: SequencingPlan) -> str:
     ref = plan.node_types[plan.reference_node]
-    return (f"core-hours on the reference core '{plan.reference_node}' ({ref.clock_ghz:g} GHz, arch factor "
-            f"{ref.arch_factor:g}); other node types converted linearly by clock x architecture factor")
+    return (f"core-hours on the reference core {node_type_label(plan.reference_node)} ({ref.clock_ghz:g} GHz, "
+            f"arch factor {ref.arch_factor:g}); other node types converted linearly by clock x architecture factor")
 
 
 def plan_monthly_by_assay(plan: SequencingPlan) -> dict[str, Any]:

@@ -70,6 +70,28 @@ from forecasts.units import DAYS_PER_YEAR, TB_PER_PB, convert_core_hours
 GB_PER_TB = 1000.0
 ASSAY_KINDS = ("whole_genome", "exome", "rna_seq", "custom")
 INTERPOLATIONS = ("linear", "step")
+KIND_WORDS = {"whole_genome": "whole genome", "exome": "exome", "rna_seq": "RNA-seq"}
+
+
+def node_type_label(name: str) -> str:
+    """A node type as the hardware catalog names it (amd-interlagos): plans key them as amd_interlagos, and the
+    stored documents keep that key."""
+    return name.replace("_", "-")
+
+
+def _assay_words(assay: Assay) -> str:
+    words = KIND_WORDS.get(assay.kind)
+    if words is None:
+        return assay.name.replace("_", " ")
+    return f"{words} {assay.coverage:g}x" if assay.coverage and assay.kind != "rna_seq" else words
+
+
+def assay_label(plan: SequencingPlan, name: str) -> str:
+    """An assay in words (wgs_30x of kind whole_genome at 30x: 'whole genome 30x'); two assays that would read
+    the same keep their names in brackets."""
+    words = _assay_words(plan.assays[name])
+    twins = sum(1 for a in plan.assays.values() if _assay_words(a) == words)
+    return f"{words} ({name})" if twins > 1 else words
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+from datetime import date
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
@@ -15,10 +16,19 @@ from django.views.decorators.http import require_POST
 from forecasts.accounting.models import Department
 from forecasts.demand import charts
 from forecasts.demand.models import SequencerPlan
-from forecasts.demand.plan_io import counts_to_csv, plan_to_yaml, yearly_to_csv
+from forecasts.demand.plan_io import (
+    RANGES,
+    PlanFieldError,
+    check_range,
+    counts_to_csv,
+    plan_from_dict,
+    plan_to_yaml,
+    yearly_to_csv,
+)
 from forecasts.demand.plans import (
     PlanError,
     core_hour_convention,
+    latest_version,
     plan_from_document,
     plan_import_counts_csv,
     plan_monthly_by_assay,
@@ -27,7 +37,7 @@ from forecasts.demand.plans import (
     plan_save,
     plans_compare,
 )
-from forecasts.demand.sequencing import yearly_figures
+from forecasts.demand.sequencing import SequencingPlan, assay_label, node_type_label, yearly_figures
 from forecasts.usage.cache import cached_by_inputs
 from planner.roles import planner_required
 from planner.web.textfiles import UploadTextError, upload_text
@@ -112,41 +122,111 @@ def plan_compare(request: HttpRequest) -> HttpResponse:
     return render(request, "forecasts/plan_compare.html", {"a": a, "b": b, "years": years, "table": table})
 
 
+def _number(data: QueryDict, field: str, key: str, where: str) -> float:
+    """The editor's field ``field`` as a number inside the range of the plan's ``key``; PlanError in one line
+    naming the row and the field as the form labels it."""
+    words = RANGES[key][0]
+    raw = data.get(field, "").strip()
+    if not raw:
+        raise PlanError(f"{where}: {words}: enter a number")
+    try:
+        value = float(raw.replace(",", ""))
+    except ValueError:
+        raise PlanError(f"{where}: {words}: enter a number, got {raw[:40]!r}") from None
+    try:
+        check_range(key, value, where)
+    except PlanFieldError as exc:
+        raise PlanError(str(exc)) from None
+    return value
+
+
+def _date_field(raw: str, where: str) -> str:
+    try:
+        return date.fromisoformat(raw).isoformat()
+    except ValueError:
+        raise PlanError(f"{where}: from date: expected a date such as 2015-01-01, got {raw[:40]!r}") from None
+
+
 def apply_edit(document: dict[str, Any], data: QueryDict) -> dict[str, Any]:
-    """A copy of the plan document with the editor's fields applied (names as in plan_edit.html)."""
+    """A copy of the plan document with the editor's fields applied (names as in plan_edit.html); PlanError in
+    one line naming the row and the field as the form labels it."""
     doc = copy.deepcopy(document)
+    plan = plan_from_dict(document, ranges=False)  # the assays' names in words, for the messages
     if "department" in data:  # the editor's select: a code, or blank for none (null: not the version's own)
         doc["department"] = data["department"].strip() or None
     for i, ins in enumerate(doc["instruments"]):
+        model = ins["model"]
         if f"rpw-{i}" in data:
-            ins["runs_per_week"] = float(data[f"rpw-{i}"])
+            ins["runs_per_week"] = _number(data, f"rpw-{i}", "runs_per_week", model)
         counts = []
         for j in range(len(ins["counts"]) + 1):
             d, c = data.get(f"date-{i}-{j}", "").strip(), data.get(f"count-{i}-{j}", "").strip()
-            if d and c:
-                counts.append({"date": d, "count": float(c)})
+            if d:  # a row with its date cleared (and its count) is removed
+                when = _date_field(d, model)
+                counts.append({"date": when, "count": _number(data, f"count-{i}-{j}", "count",
+                                                              f"{model}, from {when}")})
+            elif c:
+                raise PlanError(f"{model}: instruments {c[:40]!r}: enter the date they are in service from")
         if counts:
             ins["counts"] = sorted(counts, key=lambda p: p["date"])
         for j, share in enumerate(ins["run_mix"]):
             if f"mix-{i}-{j}" in data:
-                share["samples_per_run"] = float(data[f"mix-{i}-{j}"])
+                share["samples_per_run"] = _number(data, f"mix-{i}-{j}", "samples_per_run",
+                                                   f"{model}, {_assay(plan, share['assay'])}")
     for name, assay in doc["assays"].items():
+        where = f"assay {assay_label(plan, name)}"
         if f"ch-{name}" in data:
-            assay["core_hours_per_sample"] = float(data[f"ch-{name}"])
+            assay["core_hours_per_sample"] = _number(data, f"ch-{name}", "core_hours_per_sample", where)
         if f"re-{name}" in data:
-            assay["reanalysis_rate"] = float(data[f"re-{name}"])
+            assay["reanalysis_rate"] = _number(data, f"re-{name}", "reanalysis_rate", where)
     return doc
 
 
+def _assay(plan: SequencingPlan, name: str) -> str:
+    return assay_label(plan, name) if name in plan.assays else name
+
+
+def editor_fields(document: dict[str, Any], data: QueryDict | None = None) -> dict[str, Any]:
+    """The editor's fields, each with the value to show: the one typed (``data``, after a refusal: nothing the
+    user typed is lost) or the version's own."""
+    plan = plan_from_dict(document, ranges=False)
+
+    def value(field: str, saved: Any) -> str:
+        if data is not None and field in data:
+            return data[field]
+        if isinstance(saved, float) and saved.is_integer() and abs(saved) < 1e15:
+            return str(int(saved))  # 5, not 5.0; anything else exactly as stored, so a save changes nothing
+        return "" if saved is None else repr(saved) if isinstance(saved, float) else str(saved)
+
+    instruments = []
+    for i, ins in enumerate(document["instruments"]):
+        rows = [*ins["counts"], {"date": "", "count": None}]  # one blank row to add a date
+        instruments.append({
+            "model": ins["model"], "rpw_name": f"rpw-{i}", "rpw": value(f"rpw-{i}", ins["runs_per_week"]),
+            "counts": [{"date_name": f"date-{i}-{j}", "date": value(f"date-{i}-{j}", c["date"]),
+                        "count_name": f"count-{i}-{j}", "count": value(f"count-{i}-{j}", c["count"]),
+                        "blank": j == len(rows) - 1} for j, c in enumerate(rows)],
+            "mix": [{"name": f"mix-{i}-{j}", "label": _assay(plan, s["assay"]),
+                     "value": value(f"mix-{i}-{j}", s["samples_per_run"])} for j, s in enumerate(ins["run_mix"])],
+        })
+    assays = [{"label": assay_label(plan, n), "node": node_type_label(a["node_type"]),
+               "ch_name": f"ch-{n}", "ch": value(f"ch-{n}", a["core_hours_per_sample"]),
+               "re_name": f"re-{n}", "re": value(f"re-{n}", a["reanalysis_rate"])}
+              for n, a in document["assays"].items()]
+    department = data.get("department", "").strip() if data is not None else document.get("department") or ""
+    return {"instruments": instruments, "assays": assays, "department": department,
+            "note": data.get("note", "") if data is not None else ""}
+
+
 def _derive(document: dict[str, Any]) -> dict[str, Any]:
-    plan = plan_from_document(document)
+    plan = plan_from_document(document, name=None)
     return {"years": [
         {"year": y.year, "instruments_end": y.instruments_end, "samples_total": y.samples_total,
          "genomes_per_day_peak": y.genomes_per_day_peak, "core_hours_ref": y.core_hours_ref,
          "core_hours_by_node": y.core_hours_by_node, "new_tb_total": y.new_tb_total,
          "stored_pb_total": y.stored_pb_total, "daily_ingest_tb_peak": y.daily_ingest_tb_peak}
         for y in yearly_figures(plan)
-    ], "nodes": list(plan.node_types)}
+    ], "nodes": list(plan.node_types), "node_labels": {n: node_type_label(n) for n in plan.node_types}}
 
 
 @planner_required
@@ -168,7 +248,7 @@ def plan_edit(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
         try:
             doc = apply_edit(row.document, request.POST)
-            plan = plan_from_document(doc)
+            plan = plan_from_document(doc, name=None)
             new, _ = plan_save(plan, user=request.user, note=request.POST.get("note", "")[:300] or
                                "edited in the page", source="editor", parent=row)
         except (PlanError, ValueError) as exc:
@@ -179,8 +259,12 @@ def plan_edit(request: HttpRequest, pk: int) -> HttpResponse:
         derived = _derive(doc)
     except (PlanError, ValueError, KeyError):  # the refused values: the table shows the version as saved
         derived = _derive(row.document)
+    latest = latest_version(row.name)
     return render(request, "forecasts/plan_edit.html", {
-        "row": row, "doc": doc, "error": error, "derived": derived,
-        "derived_json": json.dumps(derived),
+        "row": row, "error": error, "derived": derived, "derived_json": json.dumps(derived),
+        "form": editor_fields(row.document, request.POST if request.method == "POST" else None),
+        "reference": node_type_label(row.document["reference_node"]),
+        # the version a save creates: the next of the name's versions, not of the one being edited
+        "next_version": (latest.version if latest else row.version) + 1,
         "departments": Department.objects.order_by("code").only("code", "name"),
     })

@@ -225,5 +225,6 @@ def test_an_edit_the_plan_refuses_shows_the_reason_and_the_figures_as_saved(
     row = _store()
     resp = login(client, planner_user).post(f"/forecasts/plans/{row.pk}/edit/", {"count-0-0": "-5",
                                                                                   "date-0-0": "2013-01-01"})
-    assert resp.status_code == 200 and "must be a number &gt;= 0, not -5.0" in resp.content.decode()
+    assert resp.status_code == 200 and ("Illumina HiSeq 2500, from 2013-01-01: instruments: between 0 and 1,000, got -5"
+                                         in resp.content.decode())
     assert SequencerPlan.objects.count() == 1

@@ -31,9 +31,10 @@ def test_the_minerva_plan_is_valid() -> None:
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    ({"instruments__0__counts__0__count": -5}, "count on .* must be a number >= 0, not -5"),
-    ({"instruments__0__runs_per_week": -1}, "runs_per_week must be a number >= 0"),
-    ({"instruments__0__run_mix__0__samples_per_run": -2}, "samples_per_run of .* must be >= 0"),
+    ({"instruments__0__counts__0__count": -5}, "from 2013-01-01: instruments: between 0 and 1,000, got -5"),
+    ({"instruments__0__runs_per_week": -1}, "HiSeq 2500: runs per week per instrument: between 0 and 50, got -1"),
+    ({"instruments__0__run_mix__0__samples_per_run": -2},
+     "HiSeq 2500, whole genome 30x: samples per run: between 0 and 10,000, got -2"),
     ({"instruments__0__runs_per_weak": 3}, r"instrument 1 \(.*\): unknown key 'runs_per_weak'"),
     ({"colour": "blue"}, "plan: unknown key 'colour'"),
 ])
