@@ -21,6 +21,8 @@ from typing import Any
 
 import yaml
 
+from planner.hardware import limits
+
 STORAGE_KINDS = ("disk", "flash", "hybrid", "archive")
 DEFAULT_FULLNESS_LIMIT = 0.80  # GPFS degrades above 80 % full (seed 000, section 7.2)
 
@@ -207,7 +209,9 @@ _NONNEGATIVE = ("power_w", "rack_units", "support_pct_per_year", "local_flash_tb
 def number_problems(values: dict[str, Any], positive: tuple[str, ...]) -> dict[str, str]:
     """The catalog's rule for an item's numbers, by field: prices, counts, clocks and capacities must be > 0,
     power, rack units, support, flash and GPUs >= 0 (a negative price would make the optimiser buy without
-    end). The catalog file, the CSV import, the edit form and the API all apply it."""
+    end), each within what a real machine can have, the last year sold not before the first and usable
+    capacity not above raw (:mod:`planner.hardware.limits`). The catalog file, the CSV import, the edit form
+    and the API all apply it; ``positive`` (NODE_POSITIVE or STORAGE_POSITIVE) says which kind of item."""
     problems = {}
     for name in positive + _NONNEGATIVE:
         if name not in values or values[name] is None:
@@ -221,14 +225,17 @@ def number_problems(values: dict[str, Any], positive: tuple[str, ...]) -> dict[s
             problems[name] = f"must be > 0, got {val!r}"
         elif val < 0:
             problems[name] = f"must be >= 0, got {val!r}"
+    ranges, labels = (limits.NODE_RANGES, limits.NODE_LABELS) if positive == NODE_POSITIVE else (
+        (limits.STORAGE_RANGES, limits.STORAGE_LABELS) if positive == STORAGE_POSITIVE else ({}, {}))
+    checked = {k: v for k, v in values.items() if k not in problems}
+    for name, problem in limits.range_problems(checked, ranges, labels).items():
+        problems.setdefault(name, problem)
     return problems
 
 
 def _check_numbers(obj: Any, where: str, positive: tuple[str, ...]) -> None:
-    """Negative or zero prices, counts and capacities are errors naming the field path."""
-    problems = number_problems({name: getattr(obj, name) for name in positive + _NONNEGATIVE if hasattr(obj, name)},
-                               positive)
-    for name, problem in problems.items():
+    """Negative, zero or impossible prices, counts and capacities are errors naming the field path."""
+    for name, problem in number_problems(asdict(obj), positive).items():
         raise CatalogError(f"{where}.{name}: {problem}")
 
 
