@@ -73,28 +73,39 @@ def catalog_counts() -> dict[str, int]:
 
 
 # ---- core -> DB ------------------------------------------------------------------------------------
+def _upsert(model: Any, lookup: dict[str, Any], values: dict[str, Any]) -> str:
+    """Create the row, update it when a value differs, or leave it alone: "created", "updated" or "unchanged".
+
+    An unchanged row is not saved again, so its ``updated_at`` and the audit trail stay true and an
+    import's confirmation counts only what it changed."""
+    obj = model.objects.filter(**lookup).first()
+    if obj is None:
+        model.objects.create(**lookup, **values)
+        return "created"
+    changed = [name for name, value in values.items() if getattr(obj, name) != value]
+    if not changed:
+        return "unchanged"
+    for name in changed:
+        setattr(obj, name, values[name])
+    obj.save(update_fields=[*changed, "updated_at"])
+    return "updated"
+
+
 def _save(cat: core.Catalog) -> dict[str, dict[str, int]]:
-    stats = {k: {"created": 0, "updated": 0} for k in KINDS}
-
-    def count(kind: str, created: bool) -> None:
-        stats[kind]["created" if created else "updated"] += 1
-
+    stats = {k: {"created": 0, "updated": 0, "unchanged": 0} for k in KINDS}
     for n in cat.node_types.values():
         vals = dataclasses.asdict(n)
-        _, created = NodeType.objects.update_or_create(name=vals.pop("name"), defaults=vals)
-        count("node_types", created)
+        stats["node_types"][_upsert(NodeType, {"name": vals.pop("name")}, vals)] += 1
     for s in cat.storage_systems.values():
         vals = dataclasses.asdict(s)
-        _, created = StorageSystem.objects.update_or_create(name=vals.pop("name"), defaults=vals)
-        count("storage_systems", created)
+        stats["storage_systems"][_upsert(StorageSystem, {"name": vals.pop("name")}, vals)] += 1
     nodes = {n.name: n for n in NodeType.objects.all()}
     stores = {s.name: s for s in StorageSystem.objects.all()}
     for b in cat.benchmarks:
         vals = dataclasses.asdict(b)
         key = {"pipeline": vals.pop("pipeline"), "node_type": nodes[vals.pop("node_type")],
                "storage_system": stores[vals.pop("storage_system")], "samples": vals.pop("samples")}
-        _, created = Benchmark.objects.update_or_create(**key, defaults=vals)
-        count("benchmarks", created)
+        stats["benchmarks"][_upsert(Benchmark, key, vals)] += 1
     return stats
 
 
@@ -246,7 +257,10 @@ def catalog_import_csv(text: str, *, filename: str = "upload.csv", kind: str | N
                                          | ({"node_types": data["node_types"],
                                              "storage_systems": data["storage_systems"]}
                                             if kind == "benchmarks" else {})))
-    return {"file": filename, "kind": kind, "rows": len(rows), **stats[kind]}
+    # Rows of the file that changed nothing: the whole kind is saved (so a benchmark sees its node
+    # types), but the confirmation speaks of the file's rows only.
+    unchanged = len(rows) - stats[kind]["created"] - stats[kind]["updated"]
+    return {"file": filename, "kind": kind, "rows": len(rows), **stats[kind], "unchanged": unchanged}
 
 
 def catalog_import_path(path: str | Path) -> dict[str, Any]:

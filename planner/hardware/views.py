@@ -84,9 +84,19 @@ def import_csv(request: HttpRequest) -> HttpResponse:
     except (CatalogImportError, UploadTextError) as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"{stats['file']}: {stats['rows']} {stats['kind'].replace('_', ' ')} rows "
-                                  f"({stats['created']} new, {stats['updated']} updated).")
+        messages.success(request, import_summary(stats))
     return redirect("hardware:catalog")
+
+
+KIND_NOUNS = {"node_types": "node type", "storage_systems": "storage system", "benchmarks": "benchmark"}
+
+
+def import_summary(stats: dict[str, Any]) -> str:
+    """What an import changed, counting the file's rows only: 'nodes.csv: 4 node type rows (0 new, 1 updated,
+    3 unchanged).'"""
+    rows = stats["rows"]
+    return (f"{stats['file']}: {rows} {KIND_NOUNS[stats['kind']]} row{'' if rows == 1 else 's'} "
+            f"({stats['created']} new, {stats['updated']} updated, {stats['unchanged']} unchanged).")
 
 
 @planner_required

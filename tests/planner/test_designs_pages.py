@@ -100,7 +100,7 @@ def test_the_catalog_page_exports_and_imports_csv(client: Any, planner_user: Any
     assert "nodes.csv line 3, field price_usd: expected a number" in page
     good = SimpleUploadedFile("nodes.csv", csv_text.replace(",6404,", ",7100,").encode())
     page = client.post("/hardware/import/", {"file": good}, follow=True).content.decode()
-    assert "4 node types rows (0 new, 4 updated)" in page
+    assert "nodes.csv: 4 node type rows (0 new, 1 updated, 3 unchanged)." in page
     form = client.get("/hardware/node-types/ivy-bridge/edit/").content.decode()
     assert 'value="7100' in form
 
