@@ -102,12 +102,15 @@ def import_summary(stats: dict[str, Any]) -> str:
 @planner_required
 def node_type_edit(request: HttpRequest, name: str | None = None) -> HttpResponse:
     node = get_object_or_404(NodeType, name=name) if name else None
+    # The heading names the row being edited as stored: validating the form writes the typed values onto
+    # the instance, so a refused rename would otherwise show the name it was refused for.
+    editing = node.name if node else None
     form = NodeTypeForm(request.POST or None, instance=node)
     if request.method == "POST" and form.is_valid():
         saved = form.save()
         messages.success(request, f"Saved node type {saved.name}; designs use it from their next evaluation.")
         return redirect("hardware:catalog")
-    return render(request, "hardware/node_type_form.html", {"form": form, "node": node})
+    return render(request, "hardware/node_type_form.html", {"form": form, "editing": editing})
 
 
 def derived_table(cat: Any, pipeline: str = GATK) -> list[dict[str, Any]]:
