@@ -14,6 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from planner.hardware import labels
 from planner.hardware.catalog import NODE_POSITIVE, number_problems
 from planner.hardware.costmodel import CostModel, NoBenchmarkError, speedup
 from planner.hardware.design_model import fitted_benchmarks, fitted_leave_one_out
@@ -193,4 +194,26 @@ def calibration_context() -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return {"fit": fit, "loo": loo, "path": "fixtures/benchmarks/genomics.yaml",
-            "loo_median_pct": 100 * loo.median_abs_error, "fit_median_pct": 100 * fit.median_abs_error}
+            "loo_median_pct": 100 * loo.median_abs_error, "fit_median_pct": 100 * fit.median_abs_error,
+            **calibration_rows(fit, loo)}
+
+
+def calibration_rows(fit: Any, loo: Any) -> dict[str, list[dict[str, Any]]]:
+    """The fit's tables in words: parameters and quantities labelled with units (the model's path kept for a
+    title attribute), the papers named as the catalog names them, one number format per column (parameters,
+    which differ by orders of magnitude, to 3 significant figures)."""
+    sig = labels.significant
+    return {
+        "parameters": [{"path": p.path, "label": labels.parameter_label(p.path), "value": sig(p.value),
+                        "low": sig(p.low), "high": sig(p.high), "prior": sig(p.prior),
+                        "source": labels.source_words(p.source)} for p in fit.parameters],
+        "residuals": [{"observation": r.observation, "quantity": labels.quantity_label(r.quantity),
+                       "measured": r.measured, "predicted": r.predicted, "error": r.error,
+                       "source": labels.source_words(r.source)} for r in fit.residuals],
+        "loo_rows": [{"observation": r.observation, "quantity": labels.quantity_label(r.quantity),
+                      "measured": r.measured, "predicted": r.predicted,
+                      "error": r.error, "in_sample": r.in_sample} for r in loo.rows],
+        "loo_ranges": [{"observation": r.observation, "quantity": labels.quantity_label(r.quantity), "low": r.low,
+                        "high": r.high, "predicted": r.predicted, "inside": r.inside, "error": r.error,
+                        "source": labels.source_words(r.source)} for r in loo.ranges],
+    }
