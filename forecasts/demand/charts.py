@@ -8,7 +8,7 @@ from typing import Any
 
 from forecasts.demand.engine.timestamps import TimestampError, period_name
 from forecasts.demand.growth import add_months
-from forecasts.units import period_word
+from forecasts.units import TB_PER_PB, period_word
 
 BAND95 = "rgba(31, 119, 180, 0.12)"
 BAND80 = "rgba(31, 119, 180, 0.25)"
@@ -157,18 +157,23 @@ def history_window(result: dict[str, Any], periods: int) -> dict[str, Any]:
 
 def plan_chart(months: list[str], by_assay: dict[str, list[float]], stored_pb: list[float],
                reference: str) -> dict[str, Any]:
-    """Monthly reference core-hours stacked by assay, and PB held (right axis)."""
+    """Monthly reference core-hours stacked by assay, and storage held (right axis): in PB, or in TB while the
+    plan holds less than 1 PB (0.0112 PB read as ticks of 0.01115, 0.0223, ...)."""
     data: list[dict[str, Any]] = [
         {"x": months, "y": ys, "type": "scatter", "mode": "lines", "stackgroup": "ch", "name": assay,
          "line": {"width": 0.5, "color": ASSAY_COLOURS[i % len(ASSAY_COLOURS)]}}
         for i, (assay, ys) in enumerate(by_assay.items())
     ]
-    data.append({"x": months, "y": stored_pb, "type": "scatter", "mode": "lines", "name": "PB held (right axis)",
-                 "yaxis": "y2", "line": {"color": "#d62728", "width": 2}})
+    in_tb = max(stored_pb, default=0.0) < 1.0
+    unit = "TB" if in_tb else "PB"
+    held = [v * TB_PER_PB for v in stored_pb] if in_tb else stored_pb
+    data.append({"x": months, "y": held, "type": "scatter", "mode": "lines", "name": f"{unit} held (right axis)",
+                 "yaxis": "y2", "line": {"color": "#d62728", "width": 2},
+                 "hovertemplate": f"%{{y:,.3~r}} {unit}"})
     layout = _layout("Sequencer-driven demand by assay", f"core-hours/month on {reference} (reference core)")
     layout["margin"] = {"l": 80, "r": 80, "t": 50, "b": 40}
-    layout["yaxis2"] = {"title": {"text": "PB held (decimal)"}, "overlaying": "y", "side": "right",
-                        "rangemode": "tozero"}
+    layout["yaxis2"] = {"title": {"text": f"{unit} held (decimal)"}, "overlaying": "y", "side": "right",
+                        "rangemode": "tozero", "tickformat": ",~r"}
     return {"data": data, "layout": layout}
 
 

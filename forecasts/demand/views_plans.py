@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import copy
 import json
+import math
+import re
 from datetime import date
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -37,7 +39,7 @@ from forecasts.demand.plans import (
     plan_save,
     plans_compare,
 )
-from forecasts.demand.sequencing import SequencingPlan, assay_label, node_type_label, yearly_figures
+from forecasts.demand.sequencing import KIND_WORDS, SequencingPlan, assay_label, node_type_label, yearly_figures
 from forecasts.usage.cache import cached_by_inputs
 from planner.roles import planner_required
 from planner.web.textfiles import UploadTextError, upload_text
@@ -74,6 +76,19 @@ def _figures(plan: Any, document: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     return cached_by_inputs("plan-figures", document, lambda: (yearly_figures(plan), plan_monthly_by_assay(plan)))
 
 
+_FILE_ASIDE = re.compile(r"\s*\([^()]*\bthis file\b[^()]*\)", re.I)
+_FILE_CLAUSE = re.compile(r"[;,]?\s*[^.;,]*\bthis file\b[^.;]*", re.I)
+
+
+def notes_for_page(notes: str) -> str:
+    """A plan's notes as a web page shows them: what points at the YAML file's comments ("see the comments at the
+    top of this file") is dropped, as the page has no such file (the exported YAML keeps the notes whole)."""
+    text = _FILE_ASIDE.sub("", notes)
+    text = _FILE_CLAUSE.sub("", text)
+    text = re.sub(r"\s+([.;,])", r"\1", text).strip()
+    return text if not text or text.endswith((".", "!", "?")) else text + "."
+
+
 @planner_required
 def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
     row = get_object_or_404(SequencerPlan.objects.select_related("department"), pk=pk)
@@ -82,10 +97,17 @@ def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
     stages = list(dict.fromkeys(s for y in years for s in y.new_tb))
     nodes = [plan.reference_node, *(n for n in plan.node_types if n != plan.reference_node)]
     return render(request, "forecasts/plan.html", {
-        "row": row, "plan": plan, "years": years, "stages": stages, "nodes": nodes,
+        "row": row, "plan": plan, "years": years, "stages": stages,
+        # node types as the hardware catalog names them, assays in words; the document keeps its keys
+        "nodes": [{"key": n, "label": node_type_label(n), "reference": n == plan.reference_node} for n in nodes],
+        "assays": [{"label": assay_label(plan, n), "assay": a, "node": node_type_label(a.node_type),
+                    "kind": KIND_WORDS.get(a.kind, a.kind)}
+                   for n, a in plan.assays.items()],
+        "notes": notes_for_page(plan.notes),
         "convention": core_hour_convention(plan),
-        "fig": charts.plan_chart(monthly["months"], monthly["core_hours_ref"], monthly["stored_pb"],
-                                 plan.reference_node),
+        "fig": charts.plan_chart(monthly["months"],
+                                 {assay_label(plan, n): ys for n, ys in monthly["core_hours_ref"].items()},
+                                 monthly["stored_pb"], node_type_label(plan.reference_node)),
         "versions": SequencerPlan.objects.filter(name=row.name).order_by("-version").select_related("created_by")
         .defer("document"),
         "others": SequencerPlan.objects.exclude(pk=row.pk).order_by("name", "-version").defer("document")[:50],
@@ -107,7 +129,38 @@ def plan_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
         return _download(plan_to_yaml(plan), f"{stem}.yaml", "application/yaml")
     if fmt == "counts":
         return _download(counts_to_csv(plan), f"{stem}-counts.csv", "text/csv")
-    return _download(yearly_to_csv(yearly_figures(plan)), f"{stem}-yearly.csv", "text/csv")
+    if fmt == "csv":
+        return _download(yearly_to_csv(yearly_figures(plan)), f"{stem}-yearly.csv", "text/csv")
+    raise Http404(f"no export as {fmt[:20]!r}: the plan exports as yaml, counts or csv")
+
+
+# The comparison's rows in words with their units (the core's metric keys stay the CSV's and the API's)
+METRIC_LABELS = {
+    "instruments_end": "Instruments at year end",
+    "samples_total": "Samples sequenced",
+    "genomes_per_day_peak": "Genomes per day, peak month",
+    "core_hours_ref": "Core-hours on the reference core",
+    "new_tb_total": "New data written, TB",
+    "stored_tb_total": "Data held at year end, TB",
+    "daily_ingest_tb_peak": "Daily ingest at peak, TB/day",
+    "new_files": "Files written",
+    "stored_files": "Files held at year end",
+}
+
+
+def row_format(values: list[float]) -> Any:
+    """One number format for a whole row, chosen from its largest value: millions as 'M' with the decimals
+    that give it three significant figures, whole numbers with separators from 100, else three significant
+    figures of the largest (12.0 beside 10.5; 0.0422 beside 0.0351)."""
+    top = max((abs(v) for v in values if math.isfinite(v)), default=0.0)
+    scale, suffix = (1e6, " M") if top >= 1e6 else (1.0, "")
+    scaled = top / scale
+    decimals = 0 if scaled >= 100 else max(0, 2 - math.floor(math.log10(scaled))) if scaled > 0 else 0
+
+    def fmt(v: float) -> str:
+        return "–" if not math.isfinite(v) else f"{v / scale:,.{decimals}f}{suffix}"
+
+    return fmt
 
 
 @planner_required
@@ -117,8 +170,12 @@ def plan_compare(request: HttpRequest) -> HttpResponse:
     rows = plans_compare(a, b)
     years = sorted({r["year"] for r in rows})
     metrics = list(dict.fromkeys(r["metric"] for r in rows))
-    table = [{"metric": m, "cells": [next(r for r in rows if r["year"] == y and r["metric"] == m) for y in years]}
-             for m in metrics]
+    table = []
+    for m in metrics:
+        cells = [next(r for r in rows if r["year"] == y and r["metric"] == m) for y in years]
+        fmt = row_format([v for c in cells for v in (c["a"], c["b"])])
+        table.append({"metric": METRIC_LABELS.get(m, m), "key": m,
+                      "cells": [{**c, "a_text": fmt(c["a"]), "b_text": fmt(c["b"])} for c in cells]})
     return render(request, "forecasts/plan_compare.html", {"a": a, "b": b, "years": years, "table": table})
 
 

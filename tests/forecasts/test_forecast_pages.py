@@ -61,7 +61,7 @@ def test_a_planner_opens_every_page(client: Client, loaded: dict[str, Any], plan
     assert 'data-figure="fan-fig"' in fit_page and "Model table" in fit_page
     assert "What we would have predicted a year ago" in fit_page
     plan_page = client.get(f"/forecasts/plans/{loaded['plan'].pk}/").content.decode()
-    assert "core-hours on ivy_bridge" in plan_page and "31.5 M" in plan_page and "48 M" in plan_page
+    assert "core-hours on ivy-bridge" in plan_page and "31.5 M" in plan_page and "48 M" in plan_page
     yearly = client.get(f"/forecasts/fits/{loaded['fit'].pk}/yearly.csv").content.decode()
     assert yearly.splitlines()[0].startswith("fit,series,units,family,year,median,p10,p90")
     # a year of core-hours is its months summed: per year, not per month (it said core-hours/month)
@@ -116,7 +116,7 @@ def test_the_plan_editor_recomputes_and_saves_a_new_version(client: Client, load
     bad = client.post(f"/forecasts/plans/{plan.pk}/derive.json", {"rpw-0": "lots"})
     assert bad.status_code == 400 and "error" in bad.json()
     compare = client.get(f"/forecasts/plans/compare/?a={plan.pk}&b={v2.pk}").content.decode()
-    assert "instruments_end" in compare and "+100%" in compare
+    assert "Instruments at year end" in compare and "+100%" in compare
 
 
 def test_uploading_a_series_fits_it_and_offers_the_forecast_csv(client: Client, planner_user: Any) -> None:

@@ -190,7 +190,7 @@ def test_the_combined_projection_starts_from_the_trend_without_the_plan_s_depart
     login(client, planner_user)
     html = client.get(f"/forecasts/combined/?plan={plan.pk}").content.decode()
     assert f'<option value="{trends["but_ggs"].pk}" selected>' in html and 'id="combined-overlap"' not in html
-    assert "everything except department ggs, whose sequencing the plan describes" in html
+    assert "everything except Genetics and Genomic Sciences, whose sequencing the plan describes" in html
     # a trend that holds ggs's core-hours: the page says so and offers the one without ggs
     for fit in (trends["everyone"], trends["but_scb"]):
         html = client.get(f"/forecasts/combined/?plan={plan.pk}&fit={fit.pk}").content.decode()
