@@ -6,6 +6,7 @@ next to every derived number, as the cost model reports it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import forms
@@ -18,6 +19,7 @@ from planner.hardware import labels
 from planner.hardware.catalog import NODE_POSITIVE, number_problems
 from planner.hardware.costmodel import CostModel, NoBenchmarkError, speedup
 from planner.hardware.design_model import fitted_benchmarks, fitted_leave_one_out
+from planner.hardware.limits import NODE_LABELS
 from planner.hardware.models import Benchmark, NodeType, StorageSystem
 from planner.hardware.services import (
     KINDS,
@@ -34,11 +36,25 @@ GATK = "GATK 3.1.1 WGS"
 DELL = "BWA + GATK 3.6 10x WGS"
 
 
+NAME_RULE = "use lower-case letters, digits and hyphens, e.g. ivy-bridge"
+
+
 class NodeTypeForm(forms.ModelForm):
     class Meta:
         model = NodeType
         fields = [f.name for f in NodeType._meta.concrete_fields if f.name not in ("id", "updated_at")]
         widgets = {"source": forms.Textarea(attrs={"rows": 2}), "assumptions": forms.Textarea(attrs={"rows": 2})}
+        labels = dict(NODE_LABELS)  # words with units, as the catalog's error messages name them
+        help_texts = {"name": NAME_RULE, "support_pct_per_year": "",
+                      "price_source": "where the price comes from: vendor list, condo page, procurement record "
+                                      "or estimate"}
+        error_messages = {"name": {"invalid": f"Name: {NAME_RULE}."}}
+
+    def clean_name(self) -> str:
+        name = str(self.cleaned_data["name"])
+        if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name):
+            raise forms.ValidationError(f"Name: {NAME_RULE}.", code="invalid")
+        return name
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -76,7 +92,12 @@ def export_csv(request: HttpRequest, kind: str) -> HttpResponse:
 def import_csv(request: HttpRequest) -> HttpResponse:
     form = CsvUploadForm(request.POST, request.FILES)
     if not form.is_valid():
-        messages.error(request, "Choose a CSV file to import.")
+        chosen = request.FILES.get("file")
+        if chosen is not None and not chosen.size:  # Django's FileField refuses an empty file as if none came
+            messages.error(request, f"{chosen.name} is empty: nothing to import (export a CSV from this page "
+                                    "to see the columns).")
+        else:
+            messages.error(request, "Choose a CSV file to import.")
         return redirect("hardware:catalog")
     upload = form.cleaned_data["file"]
     try:
