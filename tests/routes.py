@@ -181,7 +181,7 @@ SAMPLE_KWARGS: dict[str, dict[str, Sample]] = {
     "forecast-plan": {"pk": _s("sequencer_plan_pk")},
     "forecast-plan-edit": {"pk": _s("sequencer_plan_pk")},
     "forecast-plan-derive": {"pk": _s("sequencer_plan_pk")},
-    "forecast-plan-export": {"pk": _s("sequencer_plan_pk"), "fmt": _const("yaml", "counts", "yearly")},
+    "forecast-plan-export": {"pk": _s("sequencer_plan_pk"), "fmt": _const("yaml", "counts", "csv")},
     "chargeback-statement": {"pk": _s("statement_pk")},
     "chargeback-statement-csv": {"pk": _s("statement_pk")},
     "chargeback-statement-xlsx": {"pk": _s("statement_pk")},
