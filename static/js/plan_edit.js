@@ -11,6 +11,11 @@
     return Number(v.toPrecision(3)).toString();
   }
   function fixed(v, d) { return v == null ? "–" : Number(v).toLocaleString(undefined, { minimumFractionDigits: d, maximumFractionDigits: d }); }
+  // as the server's `figs` filter: whole units with separators from 100 up, three significant figures below
+  function figs(v) {
+    if (v == null) return "–";
+    return Math.abs(v) >= 100 ? Math.round(v).toLocaleString() : String(Number(Number(v).toPrecision(3)));
+  }
   function cell(text) { var td = document.createElement("td"); td.className = "num"; td.textContent = text; return td; }
   function render(table, data) {
     var body = table.querySelector("tbody");
@@ -20,7 +25,7 @@
       var first = document.createElement("td"); first.textContent = y.year; tr.appendChild(first);
       tr.appendChild(cell(fixed(y.instruments_end, 1)));
       tr.appendChild(cell(fixed(y.samples_total, 0)));
-      tr.appendChild(cell(fixed(y.genomes_per_day_peak, 1)));
+      tr.appendChild(cell(figs(y.genomes_per_day_peak)));
       data.nodes.forEach(function (n) { tr.appendChild(cell(sig(y.core_hours_by_node[n]))); });
       tr.appendChild(cell(fixed(y.new_tb_total, 0)));
       tr.appendChild(cell(fixed(y.stored_pb_total, 2)));
