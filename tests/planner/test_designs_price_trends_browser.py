@@ -20,7 +20,7 @@ def test_price_trend_design_page_and_comparison(page_as: Any, live_server: Any, 
     designs = load_catalog_and_designs()
     fit = fitted_disk_series()
     load_price_trend_design(lambda msg: None)
-    saved = Design.objects.get(name__contains="disk price trend (optimised")
+    saved = Design.objects.get(name__contains="disk priced by its trend (optimised")
     page = page_as(planner_user)
     page.goto(f"{live_server.url}/designs/{saved.pk}/")
     badge = page.locator(".price-badges .badge.forecast").first
