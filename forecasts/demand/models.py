@@ -140,13 +140,22 @@ class ForecastFit(models.Model):
 
     @property
     def series_label(self) -> str:
+        """The series with departments by code ('nexus / all but ggs / core-hours per month')."""
+        return self._series("code")
+
+    @property
+    def series_name(self) -> str:
+        """The series as the Department picker names it: departments by name, not by code."""
+        return self._series("name")
+
+    def _series(self, field: str) -> str:
         if self.external_series_id:
             return self.external_series.name
         parts = [self.cluster.name if self.cluster_id else "all clusters"]
         if self.department_id:
-            parts.append(self.department.code)
+            parts.append(getattr(self.department, field))
         elif self.exclude_department_id:
-            parts.append(f"all but {self.exclude_department.code}")
+            parts.append(f"all but {getattr(self.exclude_department, field)}")
         else:
             parts.append("all departments")
         return " / ".join(parts) + f" / {self.get_metric_display()}"

@@ -94,21 +94,6 @@ METRIC_WORDS = {"core_hours": "Core-hours", "storage_pb": "Storage (PB)", "jobs"
                 "active_users": "Active users"}
 
 
-def series_words(fit: ForecastFit) -> str:
-    """A fit's series as the Department picker names it: departments by name ('all but Genetics and Genomic
-    Sciences'), not by code."""
-    if fit.external_series_id:
-        return fit.series_label
-    parts = [fit.cluster.name if fit.cluster_id else "all clusters"]
-    if fit.department_id:
-        parts.append(fit.department.name)
-    elif fit.exclude_department_id:
-        parts.append(f"all but {fit.exclude_department.name}")
-    else:
-        parts.append("all departments")
-    return " / ".join([*parts, fit.get_metric_display()])
-
-
 @planner_required
 def overview(request: HttpRequest) -> HttpResponse:
     """Series picker, recent fits, refit-all, links to plans and external series."""
@@ -133,8 +118,6 @@ def overview(request: HttpRequest) -> HttpResponse:
             return redirect("forecast-fit", pk=fit.pk)
     fits = list(ForecastFit.objects.filter(external_series__isnull=True).select_related(
         "cluster", "department", "exclude_department").defer("result", "values", "yearly", "options")[:30])
-    for f in fits:
-        f.series_words = series_words(f)  # type: ignore[attr-defined]
     refit_job = BackgroundJob.objects.filter(kind="forecast_refit_all").first()
     return render(request, "forecasts/overview.html", {
         "options": options, "metrics": [(m, METRIC_WORDS.get(m, m)) for m in METRICS], "fits": fits,
