@@ -10,18 +10,24 @@ from django.db.models import Max
 from forecasts.accounting.models import Cluster, IngestRun
 
 
-def logs_partial_month(cluster: Cluster | None = None, *, cluster_name: str | None = None
-                       ) -> tuple[date, datetime] | None:
-    """The month the accounting logs end inside (e.g. exported on the 6th), with the logs' end,
-    or None when the latest completed load reaches its month's last day. Its figures are usage so
-    far, not comparable with whole months: forecasts leave it out, the pages draw it apart and say so.
+def logs_end(cluster: Cluster | None = None, *, cluster_name: str | None = None) -> datetime | None:
+    """Where the accounting logs end: the latest completed load's last job end (None before any load).
     ``cluster`` (or ``cluster_name``): that cluster's logs only; neither: all clusters'."""
     runs = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED)
     if cluster is not None:
         runs = runs.filter(cluster=cluster)
     elif cluster_name:
         runs = runs.filter(cluster__name=cluster_name)
-    latest_end = runs.aggregate(m=Max("last_end"))["m"]
+    return runs.aggregate(m=Max("last_end"))["m"]
+
+
+def logs_partial_month(cluster: Cluster | None = None, *, cluster_name: str | None = None
+                       ) -> tuple[date, datetime] | None:
+    """The month the accounting logs end inside (e.g. exported on the 6th), with the logs' end,
+    or None when the latest completed load reaches its month's last day. Its figures are usage so
+    far, not comparable with whole months: forecasts leave it out, the pages draw it apart and say so.
+    ``cluster`` (or ``cluster_name``): that cluster's logs only; neither: all clusters'."""
+    latest_end = logs_end(cluster, cluster_name=cluster_name)
     if latest_end is None:
         return None
     last_day = latest_end.date()

@@ -7,10 +7,10 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Count, Max, QuerySet, Sum
+from django.db.models import Count, QuerySet, Sum
 from django.http import Http404
 
-from forecasts.accounting.models import Department, IngestRun, UsageMonthly
+from forecasts.accounting.models import Department, UsageMonthly
 from forecasts.accounting.selectors import logs_partial_month
 from forecasts.chargeback.models import Statement, StatementLine, statements_logs_end
 from planner.roles import scope_by_department
@@ -78,12 +78,6 @@ def department_year(user: Any, department: Department, year: int) -> list[dict[s
     return [{"statement": s, "month": s.month, "compute_usd": s.compute_usd, "storage_usd": s.storage_usd,
              "adjustments_usd": s.subsidy_usd + s.cap_usd, "total_usd": s.total_usd, "core_hours": s.core_hours}
             for s in rows]
-
-
-def logs_end() -> datetime | None:
-    """Where the accounting logs end (the latest completed load's last job end), None before any load:
-    the quantity ``logs_partial_month`` reads, for the months after it, which no statement can bill yet."""
-    return IngestRun.objects.filter(status=IngestRun.Status.COMPLETED).aggregate(m=Max("last_end"))["m"]
 
 
 def year_coverage(department: Department, year: int, statement_months: list[date], today: date,

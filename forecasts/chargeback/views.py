@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from forecasts.accounting.models import Department, Institution, Project
-from forecasts.accounting.selectors import logs_partial_month
+from forecasts.accounting.selectors import logs_end, logs_partial_month
 from forecasts.chargeback import selectors as sel
 from forecasts.chargeback.charts import ytd_figure
 from forecasts.chargeback.exports import statement_csv, statement_pdf, statement_xlsx
@@ -97,7 +97,7 @@ def index(request: HttpRequest) -> HttpResponse:
                     "provisional": bool(month) and month_is_provisional(month, timezone.now().date()),
                     "no_storage": bool(statements) and all(NO_STORAGE_NOTE in s.notes for s in statements)})
     if month and not statements:  # nothing computed for this month: say whether there is usage to compute
-        logs_ended = sel.logs_end()
+        logs_ended = logs_end()
         context.update({"month_has_usage": sel.month_has_usage(request.user, month), "logs_ended": logs_ended,
                         "after_logs": logs_ended is not None and month > logs_ended.date()})
     return render(request, "chargeback/index.html", context)
@@ -195,7 +195,7 @@ def department_ytd(request: HttpRequest, code: str) -> HttpResponse:
         "adjustments": sum((r["adjustments_usd"] for r in rows), 0),
         "no_storage": bool(rows) and all(NO_STORAGE_NOTE in r["statement"].notes for r in rows),
         "coverage": sel.year_coverage(department, year, [r["month"] for r in rows], timezone.now().date(),
-                                      sel.logs_end()),
+                                      logs_end()),
         "is_planner": sees_everything(request.user),
     })
 

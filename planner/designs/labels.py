@@ -117,3 +117,9 @@ def forecast_scope(cluster: str | None, department: str | None = None, excluded:
     if excluded:
         return f"all but {excluded} on {where}"
     return where
+
+
+def any_figure(rows: Any, keys: tuple[str, ...] | list[str]) -> bool:
+    """Whether any year row has a non-zero value for one of ``keys`` (None counts as absent): pages leave out
+    the genomics or storage figures of designs that have neither (the year table, the comparison)."""
+    return any(bool(row.get(k)) for row in rows or [] for k in keys)

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 from planner.designs import charts, compare_why
 from planner.designs.charts_paths import worst_year
 from planner.designs.compare_chance import chance_compare
-from planner.designs.labels import check_label, constraint_label, run_status
+from planner.designs.labels import any_figure, check_label, constraint_label, run_status
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.scenario import ScenarioError
 from planner.designs.services import (
@@ -378,8 +378,8 @@ GENOME_FACTORS = ("sequencers", "per_genome_hours")  # sensitivity bars that mov
 
 
 def _any_figure(results: list[dict[str, Any]], keys: tuple[str, ...]) -> bool:
-    """Whether some year of some result has a non-zero figure for one of ``keys`` (as the year table's any_of)."""
-    return any(bool(y.get(k)) for r in results for y in r.get("years", []) for k in keys)
+    """Whether some year of some result has a non-zero figure for one of ``keys`` (the year table's rule)."""
+    return any(any_figure(r.get("years"), keys) for r in results)
 
 
 def _without_genome_bars(sens: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from forecasts.accounting.models import Cluster, ClusterCapacity, Department, IngestRun, Institution
 from forecasts.demand.models import ForecastFit, SequencerPlan
+from forecasts.demand.sequencing import node_type_label
 from forecasts.units import BYTES_PER_TB
 from forecasts.usage.selectors import usage_filtered
 from forecasts.workload.core import CapacityStep, capacity_core_hours, month_end
@@ -25,6 +26,7 @@ from planner.designs.capacity import DEFAULT_PIPELINE, core_hours_share
 from planner.designs.models import Design, DesignEvaluation
 from planner.designs.services import design_evaluate, design_latest_evaluation, design_scenario
 from planner.hardware.costmodel import CostModel, NoBenchmarkError, speedup
+from planner.hardware.models import NodeType
 from planner.hardware.services import catalog_from_db
 from planner.replay.report import queue_wait_facts
 from planner.reports import workload_adapter
@@ -270,7 +272,7 @@ def _plan(refs: list[dict[str, str]], plan: SequencerPlan | None, linked: int | 
 
 def _core_label(key: str) -> str:
     """A plan's node key ("amd_interlagos") as the catalog names that CPU ("AMD Opteron 6276 (Interlagos)")."""
-    node = next((n for n in catalog_from_db().node_types.values() if n.name in (key, key.replace("_", "-"))), None)
+    node = NodeType.objects.filter(name__in=(key, node_type_label(key))).only("cpu_model").first()
     return node.cpu_model if node is not None and node.cpu_model else key.replace("_", " ")
 
 

@@ -15,25 +15,15 @@ from typing import Any
 from django.db.models import Max, Min
 
 from forecasts.accounting.models import Cluster
-from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.usage.selectors import usage_filtered
+from planner.designs.uncertainty import parse_uncertainty
 
 
 def design_links(design: Any) -> dict[str, int]:
-    """The stored forecasts the design's scenario links ({} when it links none)."""
-    links = ((design.scenario or {}).get("uncertainty") or {}).get("forecast") or {}
-    return {k: v for k, v in links.items() if k in ("core_fit", "storage_fit", "sequencer_plan")
-            and isinstance(v, int) and not isinstance(v, bool)} if isinstance(links, dict) else {}
-
-
-def linked_forecast(design: Any) -> ForecastFit | None:
-    pk = design_links(design).get("core_fit")
-    return ForecastFit.objects.filter(pk=pk).first() if pk else None
-
-
-def linked_plan(design: Any) -> SequencerPlan | None:
-    pk = design_links(design).get("sequencer_plan")
-    return SequencerPlan.objects.filter(pk=pk).first() if pk else None
+    """The stored forecasts the design's scenario links ({} when it links none), read as the scenario's own
+    validation reads them (planner.designs.uncertainty.parse_uncertainty)."""
+    spec = parse_uncertainty((design.scenario or {}).get("uncertainty"), [])
+    return dict(spec.forecast) if spec is not None else {}
 
 
 def _month(d: date) -> str:

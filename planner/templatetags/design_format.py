@@ -7,6 +7,8 @@ from typing import Any
 
 from django import template
 
+from planner.designs.labels import any_figure
+
 register = template.Library()
 
 
@@ -91,5 +93,4 @@ def short_rule(rule: str) -> str:
 def any_of(rows: Any, keys: str) -> bool:
     """Whether any row has a non-zero value for any of the comma-separated keys (None counts as absent):
     the year table leaves out the genomics or storage rows of a design that has neither."""
-    names = [k.strip() for k in str(keys).split(",")]
-    return any(bool(row.get(k)) for row in rows or [] for k in names)
+    return any_figure(rows, [k.strip() for k in str(keys).split(",")])
