@@ -173,7 +173,9 @@ def plan_chart(months: list[str], by_assay: dict[str, list[float]], stored_pb: l
     layout = _layout("Sequencer-driven demand by assay", f"core-hours/month on {reference} (reference core)")
     layout["margin"] = {"l": 80, "r": 80, "t": 50, "b": 40}
     layout["yaxis2"] = {"title": {"text": f"{unit} held (decimal)"}, "overlaying": "y", "side": "right",
-                        "rangemode": "tozero", "tickformat": ",~r"}
+                        "rangemode": "tozero", "tickformat": ",~r",
+                        # its own round ticks (an overlaying axis syncs to the left one's: 1.30931, 2.61881...)
+                        "tickmode": "auto", "showgrid": False}
     return {"data": data, "layout": layout}
 
 
