@@ -265,8 +265,10 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
     years = set(range(start, end + 1)) if start and end else set()
     ref = v.mapping(data.get("reference_core"), "reference_core", {"clock_ghz", "arch_factor", "note"})
     pipeline = data.get("pipeline", DEFAULT_PIPELINE)
-    if pipeline not in cat.pipelines():
-        v.err("pipeline", f"no benchmark for pipeline {pipeline!r} (known: {', '.join(cat.pipelines())})")
+    if pipeline not in cat.pipelines() and not PipelineModel.supports(cat, pipeline):
+        # a catalog of a site's own hardware has no benchmark rows: its pipeline is the performance model's
+        served = ", ".join(sorted(set(cat.pipelines()) | set(PipelineModel.names(cat))))
+        v.err("pipeline", f"no benchmark or performance model for pipeline {pipeline!r} (known: {served})")
 
     existing: list[InventoryItem] = []
     for i, raw in enumerate(v.items(data.get("existing"), "existing")):

@@ -112,6 +112,15 @@ class PipelineModel:
         b = cal.fitted
         return b.aliases.get(pipeline_name, pipeline_name) in b.pipelines
 
+    @staticmethod
+    def names(catalog: Any) -> list[str]:
+        """The catalog pipeline names the performance model serves (its aliases)."""
+        try:
+            cal = fitted_benchmarks(getattr(catalog, "performance_path", "") or DEFAULT_BENCHMARKS)
+        except (OSError, ValueError):
+            return []
+        return sorted(cal.fitted.aliases)
+
     # ---- catalog -> model ------------------------------------------------------------------------
     def node(self, name: str) -> Node:
         if name not in self._nodes:

@@ -1,0 +1,86 @@
+"""A site the product has not seen (QA, session 25): its own node types, prices and storage, no
+benchmark rows typed into its catalog. The design engine must take its per-genome figures from the
+performance model (node width, memory, flash size and storage speed), not from typed-in figures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from planner.designs.capacity import evaluate_design
+from planner.designs.scenario import ScenarioError, load_scenario
+
+BENCH = Path(__file__).resolve().parent.parent / "fixtures" / "benchmarks" / "genomics.yaml"
+
+
+def _node(name: str, cores: int, ghz: float, mem: float, price: float) -> dict[str, Any]:
+    return {"name": name, "cpu_model": name, "sockets": 2, "cores_per_node": cores, "base_clock_ghz": ghz,
+            "all_core_clock_ghz": ghz, "arch_factor": 1.0, "memory_gb": mem, "local_flash_tb": 0, "gpus": 0,
+            "price_usd": price, "power_w": 400, "rack_units": 1, "support_pct_per_year": 5,
+            "lifetime_years": 5, "first_year": 2020, "flops_per_cycle_per_core": 16}
+
+
+def _storage(name: str, kind: str, usable: float, price: float, gbps: float, iops: float) -> dict[str, Any]:
+    return {"name": name, "kind": kind, "raw_tb": usable * 1.25, "usable_tb": usable, "price_usd": price,
+            "power_w": 1000, "throughput_gbps": gbps, "metadata_iops": iops, "support_pct_per_year": 8,
+            "lifetime_years": 5, "first_year": 2020}
+
+
+CATALOG = {
+    "performance_model": str(BENCH),
+    "node_types": [
+        _node("zen-wide", 96, 2.4, 768, 21000), _node("gold-mid", 32, 3.0, 256, 11000),
+        _node("atom-narrow", 2, 3.0, 64, 500), _node("lowmem-dense", 64, 2.8, 8, 6000),
+    ],
+    "storage_systems": [
+        _storage("nvme-scratch", "flash", 48, 120000, 25, 500000),
+        _storage("mini-flash", "flash", 1.5, 4000, 3, 100000),
+        _storage("bulk-disk", "disk", 1800, 280000, 30, 20000),
+        _storage("slow-nas", "disk", 1000, 90000, 0.05, 5000),
+    ],
+    "benchmarks": [],
+}
+
+
+def _demand(scale: float = 1.0) -> list[dict[str, Any]]:
+    rows = [(2021, 12, 3), (2022, 18, 4.5), (2023, 25, 6)]
+    return [{"year": y, "core_hours": 2.0e6 * scale, "storage_tb": 900 * scale, "genomes_per_day": g * scale,
+             "ingest_tb_per_day": i * scale, "files": 1e8} for y, g, i in rows]
+
+
+def scenario(tmp_path: Path, **over: Any) -> dict[str, Any]:
+    (tmp_path / "cat.yaml").write_text(yaml.safe_dump(CATALOG), encoding="utf-8")
+    data: dict[str, Any] = {
+        "name": "Lakeshore", "catalog": "cat.yaml", "pipeline": "GATK 3.1.1 WGS",
+        "horizon": {"start_year": 2021, "end_year": 2023},
+        "reference_core": {"clock_ghz": 3.0, "arch_factor": 1.0},
+        "existing": [{"storage_system": "bulk-disk", "count": 1, "purchase_year": 2020}],
+        "purchases": [], "demand": _demand(),
+        "constraints": {"utilisation_target": 0.8, "flash_days": 3, "flash_system": "nvme-scratch",
+                        "genomics_share": 0.7, "turnaround_hours": 36},
+    }
+    data.update(over)
+    return data
+
+
+def load(tmp_path: Path, data: dict[str, Any]) -> Any:
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return load_scenario(path)
+
+
+def test_a_catalog_without_typed_benchmarks_is_planned_with_the_performance_model(tmp_path: Path) -> None:
+    sc = load(tmp_path, scenario(tmp_path, purchases=[{"year": 2021, "node_type": "gold-mid", "count": 40},
+                                                      {"year": 2021, "flash_tb": 96}]))
+    ev = evaluate_design(sc.design, sc.catalog)
+    assert ev.years[0].genomes_per_day_capacity > 0
+
+
+def test_an_unknown_pipeline_is_still_refused_with_the_known_ones(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError) as exc:
+        load(tmp_path, scenario(tmp_path, pipeline="GATK 9 WGS"))
+    assert "pipeline: no benchmark or performance model for pipeline 'GATK 9 WGS'" in str(exc.value)
+    assert "GATK 3.1.1 WGS" in str(exc.value)
