@@ -10,6 +10,7 @@ from typing import Any
 
 from auditlog.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
@@ -58,21 +59,60 @@ class Change:
     after: str
 
 
-def changes_of(entry: LogEntry) -> list[Change]:
-    """Field, before and after; many-to-many changes read 'added'/'removed'."""
+def _shown(value: Any) -> str:
+    return "" if value in (None, "None") else str(value)
+
+
+class FieldLabels:
+    """Human values of one entry's fields: a foreign key's id becomes the row's name (looked up once per
+    export), a choice its label; reverse relations, which django-auditlog records as
+    'planner.Benchmark.None' on the parent, are not fields of the row and are left out."""
+
+    def __init__(self) -> None:
+        self._names: dict[tuple[Any, str], str] = {}
+
+    def field(self, model: Any, name: str) -> Any:
+        try:
+            return model._meta.get_field(name) if model is not None else None
+        except FieldDoesNotExist:
+            return None
+
+    def value(self, field: Any, raw: Any) -> str:
+        text = _shown(raw)
+        if not text or field is None:
+            return text
+        if field.is_relation and field.concrete and (field.many_to_one or field.one_to_one):
+            key = (field.related_model, text)
+            if key not in self._names:
+                try:
+                    self._names[key] = str(field.related_model._default_manager.get(pk=text))
+                except (field.related_model.DoesNotExist, ValueError, ValidationError):
+                    self._names[key] = f"{text} (no longer exists)"
+            return self._names[key]
+        choices = dict(field.flatchoices) if getattr(field, "choices", None) else {}
+        return str(choices.get(text, choices.get(raw, text)))
+
+
+def changes_of(entry: LogEntry, labels: FieldLabels | None = None) -> list[Change]:
+    """Field, before and after; many-to-many changes read 'added'/'removed'; foreign keys and choices
+    read as the page shows them, not as ids and codes."""
+    labels = labels or FieldLabels()
     raw: Any = entry.changes or {}
     if isinstance(raw, str):
         raw = json.loads(raw or "{}")
+    model = entry.content_type.model_class()
     out = []
     for name, value in sorted(raw.items()):
+        field = labels.field(model, name)
         if isinstance(value, dict) and "objects" in value:  # many-to-many
             verb = value.get("operation", "changed")
             objects = ", ".join(str(o) for o in value.get("objects", []))
             out.append(Change(name, objects if verb == "delete" else "", objects if verb == "add" else
                               ("(cleared)" if verb == "clear" else "")))
+        elif field is not None and field.auto_created and not field.concrete:
+            continue  # a reverse relation: its rows have their own records
         elif isinstance(value, list | tuple) and len(value) == 2:
-            out.append(Change(name, "" if value[0] in (None, "None") else str(value[0]),
-                              "" if value[1] in (None, "None") else str(value[1])))
+            out.append(Change(name, labels.value(field, value[0]), labels.value(field, value[1])))
     return out
 
 
@@ -96,10 +136,11 @@ CSV_HEADER = ["timestamp_utc", "actor", "address", "kind", "model", "object_id",
 
 def audit_csv_rows(qs: QuerySet[LogEntry]) -> Iterator[list[str]]:
     """One row per changed field (an entry with no field changes still gets a row)."""
+    labels = FieldLabels()
     for e in qs.iterator(chunk_size=2000):
         base = [e.timestamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), actor_label(e),
                 e.remote_addr or "", kind_label(e), e.content_type.model, e.object_pk, e.object_repr,
                 ACTIONS.get(e.action, str(e.action))]
-        changes = changes_of(e) or [Change("", "", "")]
+        changes = changes_of(e, labels) or [Change("", "", "")]
         for c in changes:
             yield base + [c.field, c.before, c.after]

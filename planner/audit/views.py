@@ -15,6 +15,7 @@ from planner.audit.selectors import (
     ACTIONS,
     CSV_HEADER,
     AuditFilters,
+    FieldLabels,
     actor_label,
     audit_csv_rows,
     audit_entries,
@@ -57,9 +58,10 @@ class _Echo:
 def audit_page(request: HttpRequest) -> HttpResponse:
     filters, problems = _filters(request)
     page = Paginator(audit_entries(filters), PAGE_SIZE).get_page(request.GET.get("page"))
+    labels = FieldLabels()
     rows: list[dict[str, Any]] = [
         {"entry": e, "kind": kind_label(e), "actor": actor_label(e), "action": ACTIONS.get(e.action, e.action),
-         "changes": changes_of(e)} for e in page.object_list]
+         "changes": changes_of(e, labels)} for e in page.object_list]
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "audit/audit.html", {

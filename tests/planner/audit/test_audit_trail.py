@@ -162,3 +162,25 @@ def test_a_bad_filter_is_named_and_ignored(admin_user: Any) -> None:
     text = page.content.decode()
     assert page.status_code == 200
     assert "since: &#x27;yesterday&#x27; is not a date (YYYY-MM-DD); ignored" in text and "kind: " in text
+
+
+def test_changes_read_as_names_not_ids_and_leave_out_reverse_relations(planner_user: Any) -> None:
+    """A benchmark's node type reads as the node's name, a design's parent as the design; the parent's
+    reverse relations (which django-auditlog recorded as 'planner.Benchmark.None') are not shown."""
+    from planner.models import Design, GrantReport
+
+    with set_actor(planner_user):
+        first = Design.objects.create(name="Two racks", scenario_yaml="a: 1", scenario={"a": 1})
+        second = Design.objects.create(name="Three racks", scenario_yaml="a: 1", scenario={"a": 1}, parent=first)
+        GrantReport.objects.create(design=second, title="NIH S10")
+    design = _changes(_latest("design"))
+    assert design["parent"] == ("", str(first))
+    assert not any(".None" in before + after for before, after in design.values())
+    assert not {"revisions", "evaluations", "grant_reports", "optimizer_runs"} & design.keys()
+    assert _changes(_latest("report narrative"))["design"] == ("", str(second))
+    from planner.audit.selectors import audit_csv_rows
+
+    rows = list(audit_csv_rows(audit_entries(AuditFilters())))
+    assert not any("planner.Design.None" in cell for row in rows for cell in row)
+    assert any(row[8] == "parent" and row[10] == str(first) for row in rows)
+
