@@ -84,3 +84,43 @@ def test_an_unknown_pipeline_is_still_refused_with_the_known_ones(tmp_path: Path
         load(tmp_path, scenario(tmp_path, pipeline="GATK 9 WGS"))
     assert "pipeline: no benchmark or performance model for pipeline 'GATK 9 WGS'" in str(exc.value)
     assert "GATK 3.1.1 WGS" in str(exc.value)
+
+
+def _demand_ingest(tb_per_day: float) -> list[dict[str, Any]]:
+    return [{"year": y, "core_hours": 1.0e6, "storage_tb": 700, "genomes_per_day": 5,
+             "ingest_tb_per_day": tb_per_day, "files": 1e7} for y in (2021, 2022, 2023)]
+
+
+def test_storage_too_slow_for_the_ingest_fails_the_ingest_constraint(tmp_path: Path) -> None:
+    # two slow-nas units write 0.1 GB/s; 12 TB a day arrive at 12,000 / 86,400 = 0.139 GB/s
+    sc = load(tmp_path, scenario(
+        tmp_path, existing=[{"storage_system": "slow-nas", "count": 2, "purchase_year": 2020}],
+        purchases=[{"year": 2021, "node_type": "gold-mid", "count": 40}], demand=_demand_ingest(12),
+        constraints={"flash_days": 0, "genomics_share": 0.7, "flash_system": "nvme-scratch"}))
+    ev = evaluate_design(sc.design, sc.catalog)
+    short = [c for c in ev.failures if c.name == "ingest_gbps"]
+    assert [c.year for c in short] == [2021, 2022, 2023]
+    assert short[0].required == pytest.approx(12 * 1000 / 86400)
+    assert short[0].available == pytest.approx(0.1)
+    ok = load(tmp_path, scenario(
+        tmp_path, existing=[{"storage_system": "slow-nas", "count": 2, "purchase_year": 2020}],
+        purchases=[{"year": 2021, "node_type": "gold-mid", "count": 40}], demand=_demand_ingest(6),
+        constraints={"flash_days": 0, "genomics_share": 0.7, "flash_system": "nvme-scratch"}))
+    assert not [c for c in evaluate_design(ok.design, ok.catalog).failures if c.name == "ingest_gbps"]
+
+
+def test_the_optimiser_does_not_buy_storage_too_slow_for_the_ingest(tmp_path: Path) -> None:
+    from planner.designs.scenario import optimize_scenario
+
+    data = scenario(tmp_path, existing=[], demand=_demand_ingest(20),
+                    constraints={"flash_days": 0, "genomics_share": 0.7, "flash_system": "nvme-scratch"},
+                    optimize={"node_types": ["gold-mid"], "storage_systems": ["slow-nas", "bulk-disk"],
+                              "time_limit_s": 20})
+    path = tmp_path / "opt.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    res = optimize_scenario(path, time_limit_s=20)
+    assert res.status in ("optimal", "gap"), res.message
+    ev = res.evaluation
+    for y in ev.years:
+        assert y.bandwidth_gbps >= 20 * 1000 / 86400
+    assert ev.feasible

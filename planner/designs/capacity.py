@@ -41,7 +41,14 @@ from planner.hardware.design_model import DEFAULT_RHO_MAX, PipelineModel
 DEFAULT_PIPELINE = "GATK 3.1.1 WGS"
 # constraint check -> the demand field it needs (a design may turn a check off: Design.checks_off)
 CHECK_FIELD = {"core_hours": "core_hours", "genomes_per_day": "genomes_per_day", "storage_tb": "storage_tb",
-               "flash_tb": "ingest_tb_per_day", "metadata_files": "files"}
+               "flash_tb": "ingest_tb_per_day", "ingest_gbps": "ingest_tb_per_day", "metadata_files": "files"}
+GB_PER_TB = 1000.0  # decimal, as vendors quote throughput (forecasts/units.py: 1 TB = 10**12 bytes)
+
+
+def ingest_gbps(ingest_tb_per_day: float) -> float:
+    """The ingest as a write rate, GB/s: the floor the online storage's throughput must sustain (the data
+    is written at least once; a pipeline's own traffic is ``bandwidth_gbps``, when a scenario gives it)."""
+    return ingest_tb_per_day * GB_PER_TB / (HOURS_PER_DAY * SECONDS_PER_HOUR)
 
 
 @dataclass(slots=True)
@@ -420,6 +427,7 @@ def evaluate_design(design: Design, catalog: Catalog, model: CostModel | None = 
             _check("genomes_per_day", t, d.genomes_per_day, gpd, "genomes/day"),
             _check("storage_tb", t, d.storage_tb, plannable_tb, "TB"),
             _check("flash_tb", t, design.flash_days * d.ingest_tb_per_day, flash_tb, "TB"),
+            _check("ingest_gbps", t, ingest_gbps(d.ingest_tb_per_day), gbps, "GB/s"),
             _check("metadata_files", t, d.files, files_cap, "files"),
         ) if CHECK_FIELD[c.name] not in design.checks_off]
         if d.bandwidth_gbps > 0:

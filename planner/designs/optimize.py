@@ -39,6 +39,7 @@ from planner.designs.capacity import (
     Purchase,
     core_hours_share,
     evaluate_design,
+    ingest_gbps,
     json_safe,
     pipeline_model,
     resolve_assets,
@@ -268,6 +269,7 @@ def _build(design: Design, catalog: Catalog, model: CostModel, nodes: list[str],
         for name, fn, req, unit in (
             ("storage_tb", plannable, d.storage_tb, "TB"),
             ("flash_tb", flash, design.flash_days * d.ingest_tb_per_day, "TB"),
+            ("ingest_gbps", gbps, ingest_gbps(d.ingest_tb_per_day), "GB/s"),
             ("metadata_files", files, d.files, "files"),
             ("bandwidth_gbps", gbps, d.bandwidth_gbps, "GB/s"),
         ):
