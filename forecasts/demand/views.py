@@ -100,7 +100,11 @@ def overview(request: HttpRequest) -> HttpResponse:
     options = usage_series_options(user=request.user)
     error = None
     growth_rate = None
+    picked: dict[str, str] = {}
     if request.method == "POST":
+        # the series asked for stays picked after a refusal: the short-history message asks for a growth rate
+        # and a second press of the same form, which must fit the same series (not "all clusters")
+        picked = {k: request.POST.get(k) or "" for k in ("cluster", "department", "metric")}
         try:
             growth_rate = _growth_rate(request.POST.get("growth_rate"))
             horizon, defaulted = horizon_months(request.POST.get("horizon"))
@@ -121,7 +125,7 @@ def overview(request: HttpRequest) -> HttpResponse:
     refit_job = BackgroundJob.objects.filter(kind="forecast_refit_all").first()
     return render(request, "forecasts/overview.html", {
         "options": options, "metrics": [(m, METRIC_WORDS.get(m, m)) for m in METRICS], "fits": fits,
-        "error": error, "growth_rate": growth_rate,
+        "error": error, "growth_rate": growth_rate, "picked": picked,
         "short_history": bool(error and "are needed" in error),
         "plans": SequencerPlan.objects.order_by("name", "-version").distinct("name").only("pk", "name")[:20],
         "series": ExternalSeries.objects.only("pk", "name")[:20],
