@@ -4,7 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from planner.access import views as access_views
 from planner.designs import api as api_designs
-from planner.web import api, views
+from planner.web import api, views, views_methods
 
 api_v1 = [
     path("me/", api.me, name="api-me"),
@@ -46,6 +46,8 @@ urlpatterns = [
     path("oidc/", include("planner.access.oidc")),
     path("accounts/login/saml2/", include("planner.access.saml")),  # open to the IdP (middleware prefix)
     path("replay/", include("planner.replay.urls")),
+    path("methods/", views_methods.methods_index, name="methods"),
+    path("methods/<slug:slug>/", views_methods.method_doc, name="method"),
     path("<slug:slug>/", views.area, name="area"),
 ]
 

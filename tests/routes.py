@@ -129,6 +129,7 @@ SAMPLE_KWARGS: dict[str, dict[str, Sample]] = {
     "job-retry": {"pk": _s("job_pk")},
     "access-token-revoke": {"pk": _s("api_token_pk")},
     "area": {"slug": _area_slugs},
+    "method": {"slug": _const("uncertainty")},
     "api-root": {"format": _const("json")},
     "ingestion-detail": {"pk": _s("ingest_run_pk")},
     "ingestion-rejections": {"pk": _s("ingest_run_pk")},

@@ -46,6 +46,7 @@ PURE_CORE = [
     "forecasts/chargeback/months.py",
     "forecasts/units.py",
     "planner/access/rules.py",
+    "planner/web/methods.py",
     "planner/hardware/catalog.py",
     "planner/hardware/costmodel.py",
     "planner/hardware/performance.py",
