@@ -87,6 +87,9 @@ def test_a_design_replay_stores_every_year_and_the_page_shows_it(client: Any, pl
 
     html = client.get(f"/designs/{narrow.pk}/").content.decode()
     assert 'id="queue-waits-table"' in html and "today&#x27;s replaytest" in html
+    today = html.split('id="queue-waits-table"')[1].split("</tr>")[1]  # the first body row: today's cluster
+    assert '<td class="num">1.00</td>' in today  # the load factor as every other row writes it, not "1"
+    assert 'href="/methods/replay/"' in html  # the method cited is a link
     assert html.count('data-figure="fig-queue-') == 2 and 'id="queue-what-if"' in html
     assert "<script>" not in html.split('id="queue-waits"')[1]  # data in json_script only, code in static files
     departments = html.split('id="queue-waits-departments"')[1].split("</table>")[0]
