@@ -94,8 +94,9 @@ def fan_chart(result: dict[str, Any], *, units: str, title: str, convention: str
     fx = [s["date"] for s in result["steps"]]
     steps = result["steps"]
     data: list[dict[str, Any]] = []
-    data += _band(fx, [s["p2_5"] for s in steps], [s["p97_5"] for s in steps], BAND95, "95% interval")
-    data += _band(fx, [s["p10"] for s in steps], [s["p90"] for s in steps], BAND80, "80% interval")
+    if any(s["p97_5"] != s["p2_5"] for s in steps):  # an entered growth rate has no interval: no empty bands
+        data += _band(fx, [s["p2_5"] for s in steps], [s["p97_5"] for s in steps], BAND95, "95% interval")
+        data += _band(fx, [s["p10"] for s in steps], [s["p90"] for s in steps], BAND80, "80% interval")
     for f in result["fits"]:
         chosen = f["family"] == result["family"]
         data.append({

@@ -206,7 +206,7 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
                                        title=bt_title, frequency=fit.frequency)
     return render(request, "forecasts/fit.html", {
         "fit": fit, "result": result, "fan": fan, "overlays": overlays, "dwarfs": charts.DWARFS,
-        "inputs": fit_inputs(fit.options, seed=result.get("seed"), periods=fit.period_unit),
+        "inputs": fit_inputs(fit.options, seed=result.get("seed"), periods=fit.period_unit, family=fit.family),
         "bt": bt, "bt_fig": bt_fig, "bt_title": bt_title,
         "families": FAMILY_CHOICES,
         "whole_year": bool(whole_forecast_years(fit.yearly)),
