@@ -30,6 +30,7 @@ from forecasts.demand.models import ExternalSeries, ForecastFit, SequencerPlan
 from forecasts.demand.panels import MAX_WEB_SERIES, PanelError, panel_run
 from forecasts.demand.plans import PlanError, plan_from_document, plan_save, plan_summary
 from forecasts.demand.series import (
+    DEFAULT_ORIGINS,
     FAMILY_CHOICES,
     METRICS,
     SeriesError,
@@ -127,7 +128,8 @@ class FitIn(serializers.Serializer):
     family = serializers.ChoiceField(choices=FAMILY_CHOICES, required=False,
                                      help_text="pin one model instead of the combination")
     log = serializers.BooleanField(required=False, allow_null=True, default=None)
-    backtest_origins = serializers.IntegerField(default=16, min_value=0, max_value=60)
+    backtest_origins = serializers.IntegerField(default=DEFAULT_ORIGINS, min_value=0, max_value=60,
+                                                help_text=f"default {DEFAULT_ORIGINS}, as the page and the command")
     growth_rate = serializers.FloatField(required=False, allow_null=True, default=None, min_value=-99.9,
                                          help_text="% per year: projects a history too short to forecast")
 
@@ -196,7 +198,7 @@ class SeriesIn(serializers.Serializer):
 class SeriesForecastIn(serializers.Serializer):
     horizon = serializers.IntegerField(default=5, min_value=1, max_value=240)
     log = serializers.BooleanField(required=False, allow_null=True, default=None)
-    backtest = serializers.IntegerField(default=12, min_value=0, max_value=60)
+    backtest = serializers.IntegerField(default=DEFAULT_ORIGINS, min_value=0, max_value=60)
     family = serializers.ChoiceField(choices=FAMILY_CHOICES, required=False)
 
 
