@@ -14,11 +14,19 @@ from planner.roles import planner_required
 FREQUENCY_LABELS = (("A", "yearly"), ("S", "half-yearly"), ("Q", "quarterly"), ("M", "monthly"))
 
 
-def _int(value: Any, default: int, lo: int, hi: int) -> int:
-    try:
-        return max(lo, min(hi, int(value)))
-    except (TypeError, ValueError):
+def _periods(name: str, value: str | None, default: int, lo: int, hi: int) -> int:
+    """A whole number of periods from ``lo`` to ``hi`` (blank: ``default``); anything else is refused with the
+    range, as the API refuses it: a holdout of -3 read as 0 would forecast instead of score, silently."""
+    text = (value or "").strip()
+    if not text:
         return default
+    try:
+        number = int(text)
+    except ValueError:
+        number = None
+    if number is None or not lo <= number <= hi:
+        raise PanelError(f"{name}: expected a whole number of periods from {lo} to {hi}, got {text[:20]!r}")
+    return number
 
 
 @planner_required
@@ -28,13 +36,15 @@ def panel(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         upload = request.FILES.get("file")
         freq = request.POST.get("frequency", "A")
-        horizon = _int(request.POST.get("horizon"), 6, 1, 240)
-        holdout = _int(request.POST.get("holdout"), 0, 0, 240)
-        ctx["form"] = {"frequency": freq, "horizon": horizon, "holdout": holdout}
+        ctx["form"] = {"frequency": freq, "horizon": request.POST.get("horizon", ""),
+                       "holdout": request.POST.get("holdout", "")}
         if upload is None:
             ctx["error"] = "choose a CSV file with columns series_id,timestamp,value"
         else:
             try:
+                horizon = _periods("horizon", request.POST.get("horizon"), 6, 1, 240)
+                holdout = _periods("holdout", request.POST.get("holdout"), 0, 0, 240)
+                ctx["form"] |= {"horizon": horizon, "holdout": holdout}
                 run = panel_run(upload.read(), frequency=freq, horizon=horizon, holdout=holdout, name=upload.name,
                                 jobs=1, max_series=MAX_WEB_SERIES)
             except PanelError as exc:
