@@ -13,7 +13,7 @@ CHECK_LABELS = {
     "core_hours": "Compute (core-hours at target)", "genomes_per_day": "Genomes per day",
     "storage_tb": "Online storage (TB at fullness limit)", "flash_tb": "Flash for days of ingest (TB)",
     "metadata_files": "Metadata: files a policy scan covers", "bandwidth_gbps": "Bandwidth (GB/s)",
-    "ingest_gbps": "Storage throughput for the ingest (GB/s)", "budget_usd": "Capex within the yearly budget",
+    "ingest_gbps": "Storage throughput for the ingest", "budget_usd": "Capex within the yearly budget",
 }
 # Column headers and inline mentions: the quantity, with its unit.
 SHORT_LABELS = {

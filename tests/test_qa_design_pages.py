@@ -1,0 +1,23 @@
+"""The design page as a director reads it (QA, session 25): every constraint row readable at its scale."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.helpers import login
+from tests.planner.designs_data import load_catalog_and_designs
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_ingest_throughput_row_shows_its_small_figures_and_each_unit_once(client: Any,
+                                                                               planner_user: Any) -> None:
+    narrow = load_catalog_and_designs()["narrow"]
+    html = login(client, planner_user).get(f"/designs/{narrow.pk}/").content.decode()
+    assert "Storage throughput for the ingest" in html
+    # 10 TB a day in 2014 is 0.116 GB/s: printed as whole units it read "0 / 130"
+    assert "0.116 / " in html
+    # a label that already names its unit is not followed by it again ("Flash for days of ingest (TB) (TB)")
+    assert "Flash for days of ingest (TB) <span" not in html
