@@ -62,3 +62,17 @@ def test_an_unknown_series_in_a_post_does_not_select_anything_odd(
         "cluster": "nosuch", "metric": "core_hours"}).content.decode()
     assert "unknown cluster" in html
     assert _selected(html, "cluster") is None  # "all clusters", the first option, shows
+
+
+def test_the_fan_charts_title_names_the_department_as_the_heading_does(
+        client: Client, departments: dict[str, Any], planner_user: Any) -> None:
+    from forecasts.demand.series import forecast_fit_create, spec_from_names
+
+    usage_history(departments, months=30)
+    fit = forecast_fit_create(spec_from_names(metric="core_hours", cluster="minerva", department="ggs"),
+                              horizon_months=12)
+    html = login(client, planner_user).get(f"/forecasts/fits/{fit.pk}/").content.decode()
+    start = html.index('id="fan-fig"')
+    figure = html[html.index(">", start) + 1: html.index("</script>", start)]
+    assert "minerva / Genetics and Genomic Sciences / core-hours per month: history" in figure
+    assert "minerva / ggs /" not in figure  # the PNG a director downloads carries this title

@@ -190,7 +190,7 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
     convention = "cluster's own cores" if fit.metric == "core_hours" else ""
     capacity = capacity_core_hours_per_month(fit.cluster) if fit.metric == "core_hours" else []
     fan = charts.fan_chart(
-        result, units=fit.units, title=f"{fit.series_label}: history, fits and {fit.family} forecast",
+        result, units=fit.units, title=f"{fit.series_name}: history, fits and {fit.family} forecast",
         convention=convention, capacity=capacity, plan_stack=stack, frequency=fit.frequency,
     )
     # what the caption under the chart may say: only what is drawn, and what starts hidden and why
