@@ -124,3 +124,20 @@ def test_the_optimiser_does_not_buy_storage_too_slow_for_the_ingest(tmp_path: Pa
     for y in ev.years:
         assert y.bandwidth_gbps >= 20 * 1000 / 86400
     assert ev.feasible
+
+
+def test_the_why_card_says_whether_memory_was_checked_and_shows_memory_per_core(tmp_path: Path) -> None:
+    from planner.designs.capacity import pipeline_model
+    from planner.designs.explain import explain_year
+
+    sc = load(tmp_path, scenario(tmp_path, purchases=[{"year": 2021, "node_type": "lowmem-dense", "count": 10},
+                                                      {"year": 2021, "flash_tb": 96}]))
+    ev = evaluate_design(sc.design, sc.catalog)
+    pm = pipeline_model(sc.design, sc.catalog)
+    why = explain_year(sc.design, sc.catalog, pm, ev.years[0])
+    lowmem = next(o for o in why["options"] if o.node == "lowmem-dense")
+    assert lowmem.memory_gb_per_core == pytest.approx(8 / 64)
+    # GATK 3.1.1 in the benchmark file gives no memory per job slot: an 8 GB, 64-core node is planned as if
+    # memory were no limit, and the card must say so rather than rank it cheapest in silence
+    assert "Memory is not checked" in why["memory_note"]
+    assert "lowmem-dense" in why["memory_note"] and "0.125 GB a core" in why["memory_note"]

@@ -21,3 +21,11 @@ def test_the_ingest_throughput_row_shows_its_small_figures_and_each_unit_once(cl
     assert "0.116 / " in html
     # a label that already names its unit is not followed by it again ("Flash for days of ingest (TB) (TB)")
     assert "Flash for days of ingest (TB) <span" not in html
+
+
+def test_the_why_card_shows_memory_per_core_and_whether_memory_was_checked(client: Any, planner_user: Any) -> None:
+    optimised = load_catalog_and_designs()["optimised"]
+    html = login(client, planner_user).get(f"/designs/{optimised.pk}/").content.decode()
+    card = html.split('id="why-nodes"', 1)[1].split("</section>", 1)[0]
+    assert "memory GB / core" in card
+    assert 'id="memory-note"' in card and "Memory is not checked" in card

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.hardware.design_model import PipelineModel
+from planner.hardware.performance import usable_cores
 
 HOURS_PER_YEAR = 8760.0
 
@@ -37,6 +38,8 @@ class NodeOption:
     usd_per_genome_day_year: float  # yearly cost of one genome/day of capacity
     eligible: bool  # meets the turnaround limit
     price_source: str = ""
+    memory_gb_per_core: float = 0.0
+    usable_cores: int = 0  # cores a job can use after the pipeline's memory bound (shared mode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +72,9 @@ def node_options(design: Any, catalog: Any, pm: PipelineModel, year: int, rho: f
                               r.wall_core_hours, r.turnaround_hours, r.storage_bound_fraction,
                               r.genomes_per_day_per_node, per_gpd,
                               limit is None or r.turnaround_hours <= limit + 1e-9,
-                              getattr(item, "price_source", "")))
+                              getattr(item, "price_source", ""),
+                              node.memory_gb / node.cores if node.cores else 0.0,
+                              usable_cores(pm.pipeline, node)))
     return sorted(out, key=lambda o: (not o.eligible, o.usd_per_genome_day_year, o.node))
 
 
@@ -109,6 +114,25 @@ def break_even(design: Any, catalog: Any, options: list[NodeOption], chosen: str
     return BreakEven(chosen, rival.node, ratio, bool(eligible), sentence)
 
 
+def memory_note(pm: PipelineModel, options: list[NodeOption]) -> str:
+    """Whether the pipeline's memory bounds the nodes, in words: with no figure for it in the benchmark file
+    the model plans every node as if memory were no limit, which a director must be told."""
+    p = pm.pipeline
+    if p.mode == "dedicated":
+        if p.memory_gb_per_sample > 0:
+            return f"Memory bounds the genomes a node runs at once: {p.memory_gb_per_sample:g} GB each."
+        per = "genome"
+    else:
+        if p.memory_gb_per_slot > 0:
+            return f"Memory bounds the cores a job can use: {p.memory_gb_per_slot:g} GB per job slot."
+        per = "job slot"
+    least = min((o for o in options if o.memory_gb_per_core > 0), key=lambda o: o.memory_gb_per_core, default=None)
+    tail = (f"; {least.node}, with {least.memory_gb_per_core:.3g} GB a core, is planned as if memory were no limit"
+            if least else "")
+    return (f"Memory is not checked: the pipeline's benchmark file gives no memory per {per} "
+            f"(docs/performance-model.md){tail}.")
+
+
 def explain_year(design: Any, catalog: Any, pm: PipelineModel, year_eval: Any,
                  candidates: list[str] | None = None) -> dict[str, Any]:
     """The design page's 'why these nodes' card for one evaluated year (a YearEvaluation or its dict)."""
@@ -134,5 +158,5 @@ def explain_year(design: Any, catalog: Any, pm: PipelineModel, year_eval: Any,
         "flash_tb": get("flash_tb"), "flash_days": get("flash_days_of_ingest"),
         "by_node": by_node, "chosen": chosen, "options": options, "break_even": be, "served": bool(by_node),
         "chosen_eligible": any(o.node == chosen and o.eligible for o in options),
-        "turnaround_limit": design.turnaround_hours,
+        "turnaround_limit": design.turnaround_hours, "memory_note": memory_note(pm, options),
     }
