@@ -6,7 +6,7 @@ Only plain dicts and lists: the templates ship them with ``json_script`` and the
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import date, datetime
 from typing import Any
 
@@ -19,16 +19,17 @@ PALETTE = ["#1f6feb", "#e8590c", "#2f9e44", "#ae3ec9", "#f08c00", "#0c8599", "#d
 UNASSIGNED_COLOUR = "#adb5bd"
 
 
-def usage_area_figure(rows: Iterable[dict[str, Any]], *, title: str = "Core-hours per month by department"
-                      ) -> dict[str, Any]:
+def usage_area_figure(rows: Iterable[dict[str, Any]], *, title: str = "Core-hours per month by department",
+                      leave_out: Collection[date] = ()) -> dict[str, Any]:
     """Stacked area of monthly core-hours, one trace per department (largest first).
 
     ``rows`` are ``usage_monthly_by_department`` rows: month, department__code,
     department__name, core_hours.  Months missing for a department are drawn as zero so
-    the stack never dips to another department's line.
+    the stack never dips to another department's line; ``leave_out``: months drawn apart (partial ones), not
+    zero-filled into the area.
     """
     rows = list(rows)
-    months: list[date] = sorted({r["month"] for r in rows})
+    months: list[date] = [m for m in _month_range({r["month"] for r in rows}) if m not in leave_out]
     totals: dict[str, float] = {}
     names: dict[str, str] = {}
     series: dict[str, dict[date, float]] = {}
@@ -67,6 +68,19 @@ def usage_area_figure(rows: Iterable[dict[str, Any]], *, title: str = "Core-hour
     }
 
 
+def _month_range(months: set[date]) -> list[date]:
+    """Every month from the first to the last: a month inside the range without rows had no jobs loaded and is
+    drawn as zero (as the usage forecasts count it), not left out for Plotly to bridge with invented values."""
+    if not months:
+        return []
+    first, last = min(months), max(months)
+    out = [first]
+    while out[-1] < last:
+        m = out[-1]
+        out.append(date(m.year + m.month // 12, m.month % 12 + 1, 1))
+    return out
+
+
 def _month_ticks(n_months: int) -> dict[str, str]:
     """A tick per quarter up to three years; Plotly's own choice beyond."""
     if n_months <= 36:
@@ -76,20 +90,24 @@ def _month_ticks(n_months: int) -> dict[str, str]:
 
 @rollup_cached
 def usage_figure(*, title: str = "Core-hours per month by department", before: date | None = None,
-                 partial: tuple[date, datetime] | None = None, **filters: Any) -> dict[str, Any]:
+                 partial: tuple[date, datetime] | None = None,
+                 partials: tuple[tuple[date, datetime], ...] = (), **filters: Any) -> dict[str, Any]:
     """``usage_area_figure`` of the person's ``usage_monthly_by_department(**filters)`` (months before
     ``before`` only, when given), cached with the rows it is drawn from: until the rollups change.
 
     ``partial``: (month, logs' end) when the accounting logs end inside that month: it is left out of the
     stacked area (a month of a few days would draw a cliff) and drawn apart as faded stacked bars, per
-    department, its usage so far (hover and legend say "partial")."""
+    department, its usage so far (hover and legend say "partial").  ``partials``: more such months, one per
+    cluster whose logs end in another month than the latest's (the all-clusters view), each drawn apart too."""
     rows = usage_monthly_by_department(**filters)
-    cut = partial[0] if partial is not None else before
-    whole = [r for r in rows if r["month"] < cut] if cut is not None else rows
-    figure = usage_area_figure(whole, title=title)
-    if partial is not None:
-        _partial_bars(figure, [r for r in rows if r["month"] == partial[0]], partial, whole_months=len(
-            {r["month"] for r in whole}))
+    apart = sorted({p[0]: p for p in (*partials, *((partial,) if partial is not None else ()))}.values())
+    cut = apart[-1][0] if apart else before
+    months_apart = {p[0] for p in apart}
+    whole = [r for r in rows if r["month"] < cut and r["month"] not in months_apart] if cut is not None else rows
+    figure = usage_area_figure(whole, title=title, leave_out=months_apart)
+    whole_months = len(set(_month_range({r["month"] for r in whole})) - months_apart)
+    for p in apart:
+        _partial_bars(figure, [r for r in rows if r["month"] == p[0]], p, whole_months=whole_months)
     return figure
 
 
@@ -117,7 +135,8 @@ def partial_month_bars(figure: dict[str, Any], so_far: list[tuple[str, float, st
     no area), and a "partial" note above it. Nothing when no value is positive."""
     if not any(v > 0 for _, v, _ in so_far):
         return
-    colours = {t["name"]: t["line"]["color"] for t in figure["data"]}
+    # the areas' colours; bars of an earlier partial month (the all-clusters view has one per cluster) keep theirs
+    colours = {t["name"]: t["line"]["color"] if "line" in t else t["marker"]["color"] for t in figure["data"]}
     for t in figure["data"]:
         t["legendgroup"] = t["name"]
     for name, value, colour in so_far:
@@ -131,6 +150,7 @@ def partial_month_bars(figure: dict[str, Any], so_far: list[tuple[str, float, st
     layout["barmode"] = "stack"
     # the note ends at the partial month (xanchor right): centred on it, Plotly's autorange stretched the axis about
     # four months past the data to fit the note's right half
-    layout["annotations"] = [{"x": x, "y": 1.0, "yref": "paper", "yanchor": "bottom", "xanchor": "right",
+    layout["annotations"] = [*layout.get("annotations", []),
+                             {"x": x, "y": 1.0, "yref": "paper", "yanchor": "bottom", "xanchor": "right",
                               "showarrow": False, "text": f"partial: {label}",
                               "font": {"size": 11, "color": "#495057"}}]

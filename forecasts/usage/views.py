@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
 from functools import wraps
 from typing import Any
 
@@ -103,6 +103,21 @@ def _query_string(request: HttpRequest) -> str:
     return request.GET.urlencode()
 
 
+def partial_months(cluster: str | None, clusters: Any) -> tuple[tuple[date, datetime], ...]:
+    """The months the accounting logs end inside, as (month, logs' end), oldest first: the named cluster's, or
+    with every cluster (``cluster`` blank) each of ``clusters``' own, so one cluster's logs ending later does
+    not make another's part month read as whole. Two clusters ending inside one month: its earlier end."""
+    if cluster:
+        found = logs_partial_month(cluster_name=cluster)
+        return (found,) if found else ()
+    months: dict[date, datetime] = {}
+    for c in clusters:
+        found = logs_partial_month(c)
+        if found:
+            months[found[0]] = min(months.get(found[0], found[1]), found[1])
+    return tuple(sorted(months.items()))
+
+
 def usage_kpis(filters: dict[str, Any]) -> dict[str, Any]:
     return selectors.usage_kpis(**filters)  # cached until the rollups change (forecasts/usage/cache.py)
 
@@ -119,12 +134,13 @@ def usage(request: HttpRequest) -> HttpResponse:
         })
     filters = usage_filters(request)
     rows = usage_monthly_by_department(**filters)
-    partial = logs_partial_month(cluster_name=filters["cluster"])  # drawn apart on the chart
-    figure = usage_figure(partial=partial, **filters)
+    clusters = Cluster.objects.filter(id__in=choices["cluster_ids"])
+    partials = partial_months(filters["cluster"], clusters)  # drawn apart on the chart
+    partial = partials[-1] if partials else None
+    figure = usage_figure(partials=partials, **filters)
     ids = visible_department_ids(request.user)
     departments = Department.objects.all() if ids is None else Department.objects.filter(id__in=ids)
     queues = choices["queues"]
-    clusters = Cluster.objects.filter(id__in=choices["cluster_ids"])
     by_department: dict[str, dict[str, Any]] = {}
     for r in rows:
         d = by_department.setdefault(r["department__code"], {
@@ -136,7 +152,8 @@ def usage(request: HttpRequest) -> HttpResponse:
     for d in table:
         d["share"] = d["core_hours"] / kpis["core_hours"] if kpis["core_hours"] else 0
     return render(request, "usage/usage.html", {
-        "figure": figure, "partial": partial, "kpis": kpis, "table": table, "filters": filters,
+        "figure": figure, "partial": partial, "earlier_partials": partials[:-1], "kpis": kpis, "table": table,
+        "filters": filters,
         "query": _query_string(request),
         "clusters": clusters, "queues": queues, "departments": departments,
         "start_value": f"{filters['start']:%Y-%m}" if filters["start"] else "",
@@ -150,7 +167,8 @@ def usage(request: HttpRequest) -> HttpResponse:
 def usage_chart_json(request: HttpRequest) -> JsonResponse:
     """The usage page's figure as JSON, with the same filters and the same scoping."""
     filters = usage_filters(request)
-    return JsonResponse(usage_figure(partial=logs_partial_month(cluster_name=filters["cluster"]), **filters))
+    clusters = Cluster.objects.filter(id__in=selectors.usage_choices(user=request.user)["cluster_ids"])
+    return JsonResponse(usage_figure(partials=partial_months(filters["cluster"], clusters), **filters))
 
 
 def usage_csv(request: HttpRequest) -> HttpResponse:
