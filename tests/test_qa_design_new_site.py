@@ -141,3 +141,18 @@ def test_the_why_card_says_whether_memory_was_checked_and_shows_memory_per_core(
     # memory were no limit, and the card must say so rather than rank it cheapest in silence
     assert "Memory is not checked" in why["memory_note"]
     assert "lowmem-dense" in why["memory_note"] and "0.125 GB a core" in why["memory_note"]
+
+
+def test_a_site_catalog_gets_the_same_storage_rates_as_the_catalog_holding_the_benchmarked_systems(
+        tmp_path: Path) -> None:
+    from planner.hardware.catalog import load_catalog
+    from planner.hardware.design_model import PipelineModel
+
+    (tmp_path / "cat.yaml").write_text(yaml.safe_dump(CATALOG), encoding="utf-8")
+    site = PipelineModel(load_catalog(tmp_path / "cat.yaml"), "GATK 3.1.1 WGS")
+    reference = PipelineModel(load_catalog(Path(__file__).resolve().parent.parent / "fixtures" / "catalog.yaml"),
+                              "GATK 3.1.1 WGS")
+    # the fitted/catalog ratio of flash-gss (and of the disks) does not depend on whether the site lists them
+    assert site.tier("nvme-scratch").unit.fast_kiops == pytest.approx(500 * reference._kind_ratio["flash"])
+    assert site.tier("bulk-disk").unit.slow_kiops == pytest.approx(20 * reference._kind_ratio["disk"])
+    assert "x 0.29" in site.tier("nvme-scratch").rule
