@@ -50,6 +50,8 @@ def test_every_clusters_partial_month_is_drawn_apart_with_all_clusters(
     notes = " ".join(a["text"] for a in figure["layout"]["annotations"])
     assert "Jan 2020" in notes and "Jun 2020" in notes
     assert "January 2020" in html and "June 2020" in html  # the caption names both
+    # bars in two months far apart made Plotly pad the date axis by half their distance, past the data
+    assert figure["layout"]["xaxis"]["range"][0] <= "2019-01-01" and figure["layout"]["xaxis"]["range"][1] < "2020-08"
 
 
 def test_months_without_jobs_between_two_clusters_logs_are_zero_not_a_slope(

@@ -7,7 +7,7 @@ Only plain dicts and lists: the templates ship them with ``json_script`` and the
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from forecasts.usage.cache import rollup_cached
@@ -108,6 +108,12 @@ def usage_figure(*, title: str = "Core-hours per month by department", before: d
     whole_months = len(set(_month_range({r["month"] for r in whole})) - months_apart)
     for p in apart:
         _partial_bars(figure, [r for r in rows if r["month"] == p[0]], p, whole_months=whole_months)
+    xaxis = figure["layout"]["xaxis"]
+    if len(apart) > 1 and xaxis.get("type") == "date":
+        # bars in two months far apart: Plotly pads a date axis by half their distance (the partial months
+        # of 2020-01 and 2024-05 stretched it to mid 2026); the range is the data's, half a month each side
+        first = min([r["month"] for r in whole] + [p[0] for p in apart])
+        xaxis["range"] = [(first - timedelta(days=16)).isoformat(), (apart[-1][0] + timedelta(days=16)).isoformat()]
     return figure
 
 
