@@ -101,3 +101,15 @@ def test_an_external_series_projected_at_an_entered_rate_reads_as_one(
     kpis = html.split('class="kpis"', 1)[1].split("</div>\n<section", 1)[0]
     assert "80%:" not in kpis and "MASE" not in kpis and 'id="entered-rate"' in kpis
     assert "Rolling-origin backtest" not in html and "No backtest" in html
+
+
+def test_an_entered_rate_projection_offers_no_design_start_that_would_fail(
+        client: Client, departments: dict[str, Any], planner_user: Any) -> None:
+    """A design started from it is judged on the fit's sample paths, which the design re-makes with the engine:
+    on a 2-month history the engine refuses (ShortHistoryError) and the design page answered 500 (QA walk, design
+    #14). Until designs take an entered rate's projection, the page says how to use its figures instead."""
+    fit = _young_fit(departments)
+    html = login(client, planner_user).get(f"/forecasts/fits/{fit.pk}/").content.decode()
+    assert 'id="start-design"' not in html
+    note = html.split('id="no-design-from-rate"', 1)[1].split("</p>", 1)[0]
+    assert "sample paths" in note and "yearly" in note
