@@ -39,6 +39,8 @@ def test_a_refused_fit_keeps_the_series_asked_for_in_the_picker(
     assert _selected(html, "department") == "not:ggs"
     assert _selected(html, "metric") == "jobs"
     assert 'name="horizon" value="24"' in html
+    options = html.split('id="short-history-options">', 1)[1].split("</p>", 1)[0]
+    assert "growth rate" in options and "/forecasts/combined/?mode=plan" in options  # issue 15: rate or plan only
 
 
 def test_the_growth_rate_retry_fits_the_young_cluster_not_every_cluster(
