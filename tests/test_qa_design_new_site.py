@@ -140,7 +140,9 @@ def test_the_why_card_says_whether_memory_was_checked_and_shows_memory_per_core(
     # GATK 3.1.1 in the benchmark file gives no memory per job slot: an 8 GB, 64-core node is planned as if
     # memory were no limit, and the card must say so rather than rank it cheapest in silence
     assert "Memory is not checked" in why["memory_note"]
-    assert "lowmem-dense" in why["memory_note"] and "0.125 GB a core" in why["memory_note"]
+    assert "lowmem-dense (0.125 GB a core): less memory per core than any node" in why["memory_note"]
+    assert "(4 GB a core)" in why["memory_note"]  # Interlagos: 256 GB / 64 cores, the least benchmarked
+    assert "zen-wide" not in why["memory_note"] and "gold-mid" not in why["memory_note"]  # 8 GB a core each
 
 
 def test_a_site_catalog_gets_the_same_storage_rates_as_the_catalog_holding_the_benchmarked_systems(

@@ -114,23 +114,35 @@ def break_even(design: Any, catalog: Any, options: list[NodeOption], chosen: str
     return BreakEven(chosen, rival.node, ratio, bool(eligible), sentence)
 
 
+def benchmarked_gb_per_core(pm: PipelineModel) -> float | None:
+    """The least memory per core of the nodes this pipeline was benchmarked on: what the benchmarks show runs."""
+    pid = pm.fitted.aliases.get(pm.pipeline_name, pm.pipeline_name)
+    ratios = [n.memory_gb / n.cores for name in {o.node for o in pm.fitted.observations if o.pipeline == pid}
+              if (n := pm.fitted.nodes.get(name)) is not None and n.cores > 0 and n.memory_gb > 0]
+    return min(ratios) if ratios else None
+
+
 def memory_note(pm: PipelineModel, options: list[NodeOption]) -> str:
     """Whether the pipeline's memory bounds the nodes, in words: with no figure for it in the benchmark file
-    the model plans every node as if memory were no limit, which a director must be told."""
+    the model plans every node as if memory were no limit, which a director must be told, naming the node
+    types with less memory per core than any node the pipeline was benchmarked on."""
     p = pm.pipeline
-    if p.mode == "dedicated":
-        if p.memory_gb_per_sample > 0:
-            return f"Memory bounds the genomes a node runs at once: {p.memory_gb_per_sample:g} GB each."
-        per = "genome"
-    else:
-        if p.memory_gb_per_slot > 0:
-            return f"Memory bounds the cores a job can use: {p.memory_gb_per_slot:g} GB per job slot."
-        per = "job slot"
-    least = min((o for o in options if o.memory_gb_per_core > 0), key=lambda o: o.memory_gb_per_core, default=None)
-    tail = (f"; {least.node}, with {least.memory_gb_per_core:.3g} GB a core, is planned as if memory were no limit"
-            if least else "")
-    return (f"Memory is not checked: the pipeline's benchmark file gives no memory per {per} "
-            f"(docs/performance-model.md){tail}.")
+    if p.mode == "dedicated" and p.memory_gb_per_sample > 0:
+        return f"Memory bounds the genomes a node runs at once: {p.memory_gb_per_sample:g} GB each."
+    if p.mode != "dedicated" and p.memory_gb_per_slot > 0:
+        return f"Memory bounds the cores a job can use: {p.memory_gb_per_slot:g} GB per job slot."
+    per = "genome" if p.mode == "dedicated" else "job slot"
+    head = (f"Memory is not checked: the pipeline's benchmark file gives no memory per {per} "
+            f"(docs/performance-model.md)")
+    floor = benchmarked_gb_per_core(pm)
+    if floor is None:
+        return head + "."
+    below = [o for o in options if 0 < o.memory_gb_per_core < floor - 1e-9]
+    if not below:
+        return head + f"; every node type here has at least the {floor:.3g} GB a core of the benchmarked nodes."
+    names = ", ".join(f"{o.node} ({o.memory_gb_per_core:.3g} GB a core)" for o in below)
+    return (head + f". {names}: less memory per core than any node this pipeline was benchmarked on "
+            f"({floor:.3g} GB a core), planned as if memory were no limit.")
 
 
 def explain_year(design: Any, catalog: Any, pm: PipelineModel, year_eval: Any,
