@@ -6,12 +6,13 @@ commands) and scopes rows through planner.roles, so no caller can forget to.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from django.db.models import Count, Max, Min, Q, Sum
 
 from forecasts.accounting.models import Department, UsageMonthly
+from forecasts.accounting.selectors import logs_partial_month
 from forecasts.usage.cache import rollup_cached
 from planner.roles import scope_by_department
 
@@ -80,3 +81,19 @@ def usage_months(*, user: Any) -> list[date]:
     """Every month with usage, all departments', oldest first (what a planner may price: the chargeback
     page's month picker); a scan of the rollups, so cached until they change."""
     return sorted(UsageMonthly.objects.order_by("-month").values_list("month", flat=True).distinct())
+
+
+def partial_months(cluster: str | None, clusters: Any) -> tuple[tuple[date, datetime], ...]:
+    """The months the accounting logs end inside, as (month, logs' end), oldest first: the named cluster's, or
+    with every cluster (``cluster`` blank) each of ``clusters``' own, so one cluster's logs ending later does
+    not make another's part month read as whole (the usage page; the dashboard's chart could use it too).
+    Two clusters ending inside one month: its earlier end."""
+    if cluster:
+        found = logs_partial_month(cluster_name=cluster)
+        return (found,) if found else ()
+    months: dict[date, datetime] = {}
+    for c in clusters:
+        found = logs_partial_month(c)
+        if found:
+            months[found[0]] = min(months.get(found[0], found[1]), found[1])
+    return tuple(sorted(months.items()))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date
 from functools import wraps
 from typing import Any
 
@@ -24,10 +24,9 @@ from django.views.decorators.http import require_POST
 
 from forecasts.accounting.models import Cluster, Department, Identity, IdentityMapping, Project, UsageMonthly
 from forecasts.accounting.org import mappings_import_csv, usage_reattribute
-from forecasts.accounting.selectors import logs_partial_month
 from forecasts.usage import selectors
 from forecasts.usage.charts import usage_figure
-from forecasts.usage.selectors import usage_monthly_by_department
+from forecasts.usage.selectors import partial_months, usage_monthly_by_department
 from planner.roles import ADMIN, PLANNER, role_of, sees_everything, visible_department_ids
 from planner.web.areas import AREAS_BY_SLUG
 from planner.web.textfiles import upload_text
@@ -101,21 +100,6 @@ def usage_filters(request: HttpRequest) -> dict[str, Any]:
 
 def _query_string(request: HttpRequest) -> str:
     return request.GET.urlencode()
-
-
-def partial_months(cluster: str | None, clusters: Any) -> tuple[tuple[date, datetime], ...]:
-    """The months the accounting logs end inside, as (month, logs' end), oldest first: the named cluster's, or
-    with every cluster (``cluster`` blank) each of ``clusters``' own, so one cluster's logs ending later does
-    not make another's part month read as whole. Two clusters ending inside one month: its earlier end."""
-    if cluster:
-        found = logs_partial_month(cluster_name=cluster)
-        return (found,) if found else ()
-    months: dict[date, datetime] = {}
-    for c in clusters:
-        found = logs_partial_month(c)
-        if found:
-            months[found[0]] = min(months.get(found[0], found[1]), found[1])
-    return tuple(sorted(months.items()))
 
 
 def usage_kpis(filters: dict[str, Any]) -> dict[str, Any]:
