@@ -27,6 +27,7 @@ from planner.designs.capacity import (
     evaluate_design,
 )
 from planner.designs.prices import PriceResolver, PriceSource, parse_price_trends, parse_prices
+from planner.designs.scenario_lines import with_lines
 from planner.designs.uncertainty import Uncertainty, parse_uncertainty
 from planner.hardware.catalog import Catalog, CatalogError, load_catalog
 from planner.hardware.design_model import DEFAULT_RHO_MAX, PipelineModel
@@ -393,7 +394,11 @@ def load_scenario(path_or_dict: str | Path | dict[str, Any], price_resolver: Pri
     if isinstance(path_or_dict, dict):
         return scenario_from_dict(path_or_dict, price_resolver=price_resolver)
     p = Path(path_or_dict)
-    sc = scenario_from_dict(read_scenario_file(p), base_dir=p.parent, price_resolver=price_resolver)
+    data = read_scenario_file(p)
+    try:
+        sc = scenario_from_dict(data, base_dir=p.parent, price_resolver=price_resolver)
+    except ScenarioError as exc:  # each field error with the line it is on
+        raise ScenarioError(with_lines(exc.errors, p.read_text(encoding="utf-8"))) from None
     sc.source_path = str(p)
     return sc
 

@@ -22,6 +22,7 @@ from planner.designs.compare_chance import chance_compare
 from planner.designs.labels import any_figure, check_label, constraint_label, run_status
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.scenario import ScenarioError
+from planner.designs.scenario_lines import with_lines
 from planner.designs.services import (
     design_create,
     design_evaluate,
@@ -213,7 +214,7 @@ def design_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
             try:
                 sc = design_scenario(data)
             except ScenarioError as exc:  # a valid mapping with wrong fields: say which file they are in
-                raise ScenarioError([f"{name}: {e}" for e in exc.errors] if name else exc.errors) from None
+                raise ScenarioError(with_lines(exc.errors, text, name)) from None
             if request.POST.get("action") == "check":
                 checked = (f"Valid: {sc.design.start_year}-{sc.design.end_year}, {len(sc.design.purchases)} "
                            f"purchase lines, {len(sc.design.existing)} existing items.")
