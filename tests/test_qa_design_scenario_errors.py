@@ -45,3 +45,10 @@ def test_an_error_of_a_missing_field_names_the_line_of_its_parent_and_the_web_na
     text = "name: x\nhorizon:\n  start_year: 2014\n"
     assert with_lines(["horizon.end_year: required"], text, "s.yaml") == ["s.yaml: horizon.end_year: required (line 2)"]
     assert with_lines(["demand: no entry for year 2014"], text) == ["demand: no entry for year 2014"]
+
+
+def test_a_flash_line_with_zero_tb_has_one_error_not_a_second_asking_for_a_count(tmp_path: Path) -> None:
+    path, line = _broken(tmp_path, "{year: 2014, flash_tb: 160,", "{year: 2014, flash_tb: 0,")
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(path)
+    assert exc.value.errors == [f"purchases[1].flash_tb: must be > 0, got 0 (line {line})"]

@@ -293,7 +293,9 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
                       unit="TB of flash in one purchase line") or 0.0
         if "flash_tb" in raw and flash == 0.0 and isinstance(raw["flash_tb"], (int, float)):
             v.err(f"{path}.flash_tb", "must be > 0, got 0")
-        count = v.integer(raw, "count", path, required=flash == 0.0, positive=flash == 0.0, hi=MAX_COUNT,
+        flash_line = "flash_tb" in raw and raw.get("node_type") is None and raw.get("storage_system") is None
+        # a flash line with a bad flash_tb has one error, not a second one asking for a count it never needs
+        count = v.integer(raw, "count", path, required=not flash_line, positive=not flash_line, hi=MAX_COUNT,
                           most=_units(node, st, "purchase"))
         purchases.append(Purchase(year, node, st, count, flash))
 
