@@ -124,3 +124,14 @@ def any_figure(rows: Any, keys: tuple[str, ...] | list[str]) -> bool:
     """Whether any year row has a non-zero value for one of ``keys`` (None counts as absent): pages leave out
     the genomics or storage figures of designs that have neither (the year table, the comparison)."""
     return any(bool(row.get(k)) for row in rows or [] for k in keys)
+
+
+# A met constraint with less slack than this share of its requirement is what sized the purchase: the page
+# marks it "binds" (a reading aid, not a rule of the evaluation or the optimiser).
+BINDING_SLACK = 0.05
+
+
+def is_binding(check: dict[str, Any]) -> bool:
+    """A check that passed within BINDING_SLACK of its requirement: the constraint deciding that year's size."""
+    required, available = float(check.get("required") or 0.0), float(check.get("available") or 0.0)
+    return bool(check.get("passed")) and required > 0 and available - required <= BINDING_SLACK * required

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 from planner.designs import charts, compare_why
 from planner.designs.charts_paths import worst_year
 from planner.designs.compare_chance import chance_compare
-from planner.designs.labels import any_figure, check_label, constraint_label, run_status
+from planner.designs.labels import any_figure, check_label, constraint_label, is_binding, run_status
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.scenario import ScenarioError
 from planner.designs.scenario_lines import with_lines
@@ -92,7 +92,7 @@ def _checks_by_name(result: dict[str, Any]) -> list[dict[str, Any]]:
         cells = []
         for y in result["years"]:
             found = next((c for c in y["checks"] if c["name"] == name), None)
-            cells.append(found)
+            cells.append(dict(found, binding=is_binding(found)) if found else None)
         unit = next(c["unit"] for c in cells if c)
         grid.append({"name": name, "label": check_label(name), "unit": unit, "cells": cells})
     return grid
