@@ -11,7 +11,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Count, Max, Q, Sum
 
-from forecasts.accounting.models import Department
+from forecasts.accounting.models import Cluster, Department
 from forecasts.accounting.selectors import logs_partial_month
 from forecasts.chargeback.models import Statement
 from forecasts.demand.growth.calendar import add_months
@@ -29,21 +29,41 @@ from planner.roles import scope_by_department, sees_everything
 
 @rollup_cached
 def headline(user: Any) -> dict[str, Any]:
-    """Jobs, core-hours and users of the last 12 whole months with usage, for the user's departments."""
+    """Jobs, core-hours and users of the last 12 whole months with usage, for the user's departments.
+
+    Each cluster's own last 12 whole months: one cluster whose logs end years after another's (a new
+    cluster, a late export) must not push the other out of the window, nor one's partial month read as
+    another's whole one. ``windows`` names each cluster's months when they differ. The growth compares
+    each cluster's window with its 12 months before, over the clusters that have usage then."""
     visible = usage_filtered(user=user)
-    partial = logs_partial_month()
-    if partial is not None:
-        visible = visible.filter(month__lt=partial[0])
-    last = visible.aggregate(m=Max("month"))["m"]
-    if last is None:
+    clusters = Cluster.objects.filter(pk__in=visible.values("cluster_id").distinct()).order_by("name")
+    current, before, windows, partials = Q(pk__in=[]), Q(pk__in=[]), [], []
+    for cluster in clusters:
+        partial = logs_partial_month(cluster)
+        rows = visible.filter(cluster=cluster)
+        if partial is not None:
+            rows = rows.filter(month__lt=partial[0])
+            partials.append(partial)
+        last = rows.aggregate(m=Max("month"))["m"]
+        if last is None:
+            continue
+        since = add_months(last, -11)
+        windows.append({"cluster": cluster.name, "since": since, "through": last})
+        current |= Q(cluster=cluster, month__gte=since, month__lte=last)
+        before |= Q(cluster=cluster, month__gte=add_months(last, -23), month__lt=since)
+    if not windows:
         return {}
-    since = add_months(last, -11)
-    year = visible.filter(month__gte=since).aggregate(
+    year = visible.filter(current).aggregate(
         jobs=Sum("jobs"), core_hours=Sum("core_hours"), users=Count("identity__user", distinct=True))
-    before = visible.filter(month__gte=add_months(last, -23), month__lt=since).aggregate(c=Sum("core_hours"))["c"]
-    growth = (year["core_hours"] / before - 1) if before else None
-    return {"since": since, "through": last, "jobs": year["jobs"] or 0, "core_hours": year["core_hours"] or 0,
-            "users": year["users"] or 0, "growth": growth,
+    prior = visible.filter(before).values("cluster_id").annotate(c=Sum("core_hours"))
+    with_prior = {r["cluster_id"]: r["c"] for r in prior if r["c"]}
+    now = visible.filter(current, cluster_id__in=with_prior).aggregate(c=Sum("core_hours"))["c"] or 0
+    growth = (now / sum(with_prior.values()) - 1) if with_prior else None
+    partial = min(partials, default=None)
+    same = len({(w["since"], w["through"]) for w in windows}) == 1
+    return {"since": min(w["since"] for w in windows), "through": max(w["through"] for w in windows),
+            "jobs": year["jobs"] or 0, "core_hours": year["core_hours"] or 0, "users": year["users"] or 0,
+            "growth": growth, "windows": [] if same else windows, "partials": tuple(sorted(set(partials))),
             "partial_month": partial[0] if partial else None, "logs_end": partial[1] if partial else None}
 
 

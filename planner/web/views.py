@@ -25,7 +25,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     top = headline(request.user)
     figure = None
     if top:
-        figure = usage_figure(user=request.user, before=top["partial_month"],
+        figure = usage_figure(user=request.user, partials=top["partials"],
                               title="Core-hours per month by department, all history")
     return render(request, "dashboard.html", {
         "areas": areas, "departments": departments, "headline": top, "figure": figure,

@@ -104,3 +104,28 @@ def test_the_dashboard_counts_departments_and_designs_as_their_pages_list_them(
     card = html.split("<h2>Forecasts</h2>", 1)[1].split("</a>", 1)[0]
     assert "all clusters / all departments: 2024 (whole year):" in card and "core-hours in total" in card
     assert "per month" not in card
+
+
+@pytest.mark.django_db(transaction=True)  # two loads: each commits, as in production
+def test_each_cluster_counts_its_own_last_twelve_whole_months(tmp_path: Path, client: Any, planner_user: Any,
+                                                              departments: Any) -> None:
+    """A second cluster whose logs end a year later must not push the first out of the headline, and each
+    cluster's partial month is left out of its own figures (the dashboard named the latest cluster's only)."""
+    _logs_until_6_march_2025(tmp_path, 2000, datetime(2023, 1, 1, tzinfo=UTC))
+    late = tmp_path / "late.txt"
+    late.write_text("".join(slurm_lines(300, start=datetime(2025, 6, 1, tzinfo=UTC),
+                                        end=datetime(2026, 5, 10, tzinfo=UTC))))
+    ingest_run_execute(ingest_run_create(cluster_name="late", fmt="slurm", paths=[late]).pk)
+    top = headline(planner_user)
+    assert [(w["cluster"], w["since"], w["through"]) for w in top["windows"]] == [
+        ("c", date(2024, 3, 1), date(2025, 2, 1)), ("late", date(2025, 5, 1), date(2026, 4, 1))]
+    assert [p[0] for p in top["partials"]] == [date(2025, 3, 1), date(2026, 5, 1)]
+    from forecasts.accounting.models import UsageMonthly
+
+    expected = sum(r.core_hours for r in UsageMonthly.objects.filter(cluster__name="c", month__gte=date(2024, 3, 1),
+                                                                      month__lt=date(2025, 3, 1)))
+    expected += sum(r.core_hours for r in UsageMonthly.objects.filter(cluster__name="late", month__lt=date(2026, 5, 1)))
+    assert top["core_hours"] == pytest.approx(expected)
+    html = login(client, planner_user).get("/").content.decode()
+    assert "each cluster's last 12 whole months" in html
+    assert "March 2025 (logs ending 5 March), May 2026 (logs ending 9 May) are left out" in html
