@@ -1,9 +1,11 @@
 """Design evaluation per year: capacity vs demand, every constraint pass/fail, and costs (pure core).
 
 Conventions (documented in docs/scenario-format.md):
-- Schedulable hours per year = 24 x (365 - maintenance_days_per_year). The default of 9 days
-  reproduces Table 3 of the Minerva paper: 12,864 cores x 24 x 356 = 109.9 M ~ "110 million
-  core-hours available per year" (12,864 x 8,760 = 112.7 M would be the raw figure).
+- Schedulable hours per year = 24 x (365 - maintenance_days_per_year). The default, 9 days, is the
+  Minerva study's convention, taken from the one site we have a figure for (Table 3: 12,864 cores x 24
+  x 356 = 109.9 M ~ "110 million core-hours available per year"; 12,864 x 8,760 = 112.7 M would be the
+  raw figure), not a property of other sites: a site sets its own, and the design page says which one
+  a design uses (labels.compute_capacity_rule).
 - Core-hours at the target = schedulable core-hours x utilisation target (default 0.85).
 - Normalised core-hours: each core weighted by clock x arch / (reference clock x reference arch),
   the paper's strict linear clock comparison, so they compare with demand on the reference core.

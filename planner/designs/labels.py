@@ -135,3 +135,19 @@ def is_binding(check: dict[str, Any]) -> bool:
     """A check that passed within BINDING_SLACK of its requirement: the constraint deciding that year's size."""
     required, available = float(check.get("required") or 0.0), float(check.get("available") or 0.0)
     return bool(check.get("passed")) and required > 0 and available - required <= BINDING_SLACK * required
+
+
+def compute_capacity_rule(scenario: dict[str, Any]) -> str:
+    """How the design's core-hours at target are made, with where each factor comes from: the scenario's
+    value, or the default and its source (the maintenance default is the Minerva study's convention)."""
+    costs = scenario.get("costs") or {}
+    constraints = scenario.get("constraints") or {}
+    days = costs.get("maintenance_days_per_year")
+    target = constraints.get("utilisation_target")
+    days_text = (f"{float(days):g} maintenance days a year (this scenario)" if days is not None else
+                 "9 maintenance days a year (the default: the Minerva study's convention, 24 x 356 h; "
+                 "set costs.maintenance_days_per_year for your site)")
+    target_text = (f"{float(target):.0%} utilisation target (this scenario)" if target is not None else
+                   "85% utilisation target (the default; constraints.utilisation_target)")
+    return (f"cores x 24 h x (365 - maintenance days) x utilisation target, each core weighted by clock x "
+            f"architecture factor relative to the reference core: {days_text}; {target_text}")

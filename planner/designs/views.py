@@ -19,7 +19,14 @@ from django.views.decorators.http import require_POST
 from planner.designs import charts, compare_why
 from planner.designs.charts_paths import worst_year
 from planner.designs.compare_chance import chance_compare
-from planner.designs.labels import any_figure, check_label, constraint_label, is_binding, run_status
+from planner.designs.labels import (
+    any_figure,
+    check_label,
+    compute_capacity_rule,
+    constraint_label,
+    is_binding,
+    run_status,
+)
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.scenario import ScenarioError
 from planner.designs.scenario_lines import with_lines
@@ -136,6 +143,7 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "fig_cost": charts.cost_by_kind(series), "fig_genomes": charts.genomes_per_day(series),
             "fig_cpg": charts.cost_per_genome(series), "fig_storage": charts.storage(series),
             "derivations": ev.result.get("derivations", {}),
+            "compute_rule": compute_capacity_rule(design.scenario),
             "prices": price_sources_summary(ev.price_sources),
             "why": design_explanation(design, ev),
         }

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from planner.designs.compare_why import why_sentence
-from planner.designs.labels import constraint_label, message_gap, run_status, status_label
+from planner.designs.labels import compute_capacity_rule, constraint_label, message_gap, run_status, status_label
 
 
 @pytest.mark.parametrize(("status", "kwargs", "label", "tone"), [
@@ -80,3 +80,12 @@ def test_designs_that_cost_the_same_per_genome_get_no_winner_and_no_reason() -> 
     text = why_sentence([("D1", [_year(wall_core_hours_per_genome=900.0)]), ("D2", [_year()])])
     assert text is not None and "analyse a genome for about the same ($55 against $55)" in text
     assert "cheaper" not in text and "because" not in text and "fewer" not in text
+
+
+def test_the_compute_rule_says_whose_maintenance_days_and_target_it_uses() -> None:
+    """The 9-day default is the Minerva study's convention: a site that did not set its own is told so."""
+    default = compute_capacity_rule({})
+    assert "9 maintenance days a year (the default: the Minerva study's convention" in default
+    assert "set costs.maintenance_days_per_year for your site" in default and "85% utilisation target (the default" in default
+    own = compute_capacity_rule({"costs": {"maintenance_days_per_year": 4}, "constraints": {"utilisation_target": 0.8}})
+    assert "4 maintenance days a year (this scenario)" in own and "80% utilisation target (this scenario)" in own

@@ -76,6 +76,8 @@ def test_the_design_page_says_why_these_nodes_with_the_break_even_price(client: 
     assert "Served mostly by <strong>ivy-bridge</strong>" in why and "storage-bound fraction" in why
     assert "Break-even price:" in why and "No other node type turns a genome around within 24 h" in why
     assert "Intel ARK recommended customer price" in why  # the price's source
+    rule = html.split('id="compute-rule"')[1].split("</li>")[0]  # where the core-hours at target come from
+    assert "9 maintenance days a year (this scenario)" in rule and "utilisation target" in rule
     # a design whose nodes serve no genomes (AMD Interlagos misses the 24 h limit) is not said to be served by
     # a node type it does not have: the card says none are served and names the one that would be
     wide = login(client, planner_user).get(f"/designs/{designs['wide'].pk}/").content.decode()
