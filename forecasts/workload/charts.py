@@ -82,13 +82,31 @@ def figures(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return figs
 
 
+def month_range(rows: list[dict[str, Any]]) -> list[str]:
+    """Every month ("2017-03") from the first row's to the last row's, the months without jobs included:
+    a stacked area joins its points, so a missing month would be drawn as a ramp between its neighbours
+    instead of as a month of no use."""
+    present = sorted({r["month"] for r in rows})
+    if not present:
+        return []
+    year, month = (int(x) for x in present[0].split("-"))
+    last = present[-1]
+    months = []
+    while True:
+        label = f"{year:04d}-{month:02d}"
+        months.append(label)
+        if label >= last:
+            return months
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+
+
 def growth_figure(rows: list[dict[str, Any]], metric: str = "core_hours",
                   partial_month: str | None = None) -> dict[str, Any]:
     """Stacked monthly ``metric`` per department; a ``partial_month`` (the logs end inside it: "2020-01") is
     left out of the stack and drawn apart as faded bars of its usage so far."""
     part = [r for r in rows if r["month"] == partial_month]
     rows = [r for r in rows if r["month"] != partial_month]
-    months = sorted({r["month"] for r in rows})
+    months = month_range(rows)
     totals: dict[str, float] = {}
     series: dict[str, dict[str, float]] = {}
     names: dict[str, str] = {}
