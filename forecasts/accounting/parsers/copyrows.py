@@ -84,5 +84,18 @@ def copy_line(job: JobRecord) -> str:
     )
 
 
+# A rejected record keeps this much of its text: enough to see what was wrong with it.  A line of
+# binary noise or a file without newlines can be one "record" of gigabytes, which would otherwise
+# be stored whole (PostgreSQL refuses a field over 1 GB, failing the run) and sent whole in the CSV.
+RAW_KEPT_CHARS = 2000
+
+
+def raw_kept(raw: str) -> str:
+    """``raw`` up to RAW_KEPT_CHARS, saying how much was left out."""
+    if len(raw) <= RAW_KEPT_CHARS:
+        return raw
+    return f"{raw[:RAW_KEPT_CHARS]}… [{len(raw) - RAW_KEPT_CHARS:,} more characters not kept]"
+
+
 def rejection_line(run_id: int, file_id: int, line: int, reason: str, raw: str) -> str:
-    return f"{run_id}\t{file_id}\t{line}\t{text(reason)}\t{text(raw)}\n"
+    return f"{run_id}\t{file_id}\t{line}\t{text(reason)}\t{text(raw_kept(raw))}\n"

@@ -256,7 +256,7 @@ def _rows(
                 reason = f"expected 26 '|'-separated fields (XDMoD layout), got {len(p)}"
             else:
                 reason = f"expected {n_fields} '|'-separated fields as in the header, got {len(p)}"
-            yield Rejected(lineno, reason, text[:2000])
+            yield Rejected(lineno, reason, text)
             continue
         if pad:
             p.append("")
@@ -335,7 +335,7 @@ def _rows(
         try:
             result = row(p, lineno, text)
         except Exception as exc:  # never raise on bad input  # pragma: no cover - defensive
-            result = Rejected(lineno, f"unexpected error: {type(exc).__name__}: {exc}", text[:2000])
+            result = Rejected(lineno, f"unexpected error: {type(exc).__name__}: {exc}", text)
         if type(result) is list:
             yield from result
         else:

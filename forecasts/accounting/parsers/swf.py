@@ -160,7 +160,7 @@ def parse(
             continue
         parts = s.split()
         if len(parts) != N_FIELDS:
-            yield Rejected(lineno, f"expected {N_FIELDS} whitespace-separated fields, got {len(parts)}", s[:2000])
+            yield Rejected(lineno, f"expected {N_FIELDS} whitespace-separated fields, got {len(parts)}", s)
             continue
         if base is None:
             base = hdr.base(tz)
@@ -173,7 +173,7 @@ def parse(
                 bad = i
                 break
         if bad >= 0:
-            yield Rejected(lineno, f"field {bad + 1} ({FIELD_NAMES[bad]}): {parts[bad]!r} is not a number", s[:2000])
+            yield Rejected(lineno, f"field {bad + 1} ({FIELD_NAMES[bad]}): {parts[bad]!r} is not a number", s)
             continue
         job_n, submit_s, wait_s, run_s, alloc, avg_cpu, used_kb, req_procs, req_time, req_kb, status = vals[:11]
         uid, gid, app, queue_n = vals[11], vals[12], vals[13], vals[14]
@@ -182,20 +182,20 @@ def parse(
             yield Skipped(lineno, PARTIAL[status_i])
             continue
         if job_n < 0:
-            yield Rejected(lineno, f"field 1 ({FIELD_NAMES[0]}): {parts[0]!r} is negative", s[:2000])
+            yield Rejected(lineno, f"field 1 ({FIELD_NAMES[0]}): {parts[0]!r} is negative", s)
             continue
         if run_s < 0:
             yield Skipped(lineno, SKIP_RUN_UNKNOWN)
             continue
         if submit_s < 0:
-            yield Rejected(lineno, f"field 2 ({FIELD_NAMES[1]}): {parts[1]!r} is unknown or negative", s[:2000])
+            yield Rejected(lineno, f"field 2 ({FIELD_NAMES[1]}): {parts[1]!r} is unknown or negative", s)
             continue
         try:
             submit = base + timedelta(seconds=submit_s)
             start = submit + timedelta(seconds=wait_s) if wait_s >= 0 else submit
             end = start + timedelta(seconds=run_s)
         except OverflowError:
-            yield Rejected(lineno, "times are out of range", s[:2000])
+            yield Rejected(lineno, "times are out of range", s)
             continue
         cores = int(alloc) if alloc >= 0 else (int(req_procs) if req_procs >= 0 else 0)
         procs_req = int(req_procs) if req_procs >= 0 else cores
