@@ -15,7 +15,8 @@ from planner.reports.document import Paragraph, Reference
 # own labels (planner.designs.labels.constraint_label), so no report shows a raw key such as storage_tb.
 CHECK_NAMES = {"core_hours": "compute", "genomes_per_day": "genomes/day", "storage_tb": "online storage",
                "flash_tb": "flash for a week of ingest", "metadata_files": "metadata (files)",
-               "bandwidth_gbps": "bandwidth", "budget_usd": "budget"}
+               "bandwidth_gbps": "bandwidth", "ingest_gbps": "storage throughput for the ingest",
+               "budget_usd": "budget"}
 
 
 class Builder:

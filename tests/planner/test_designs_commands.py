@@ -60,3 +60,11 @@ def test_import_catalog_and_evaluate_with_save_store_a_design(tmp_path: Path) ->
         call_command("import_catalog", str(csv_file), stdout=io.StringIO(), stderr=io.StringIO())
     out = _run("evaluate_design", str(SCENARIOS / "minerva_wide_amd_disk.yaml"), "--save")
     assert Design.objects.get(pk=out["design_id"]).evaluations.count() == 1
+
+
+def test_evaluate_design_names_shortfalls_in_words_with_their_units(capsys: pytest.CaptureFixture[str]) -> None:
+    """The per-year lines read as the design page does, not 'core_hours -4.678e+06 core-hours'."""
+    call_command("evaluate_design", str(SCENARIOS / "minerva_narrow_flash.yaml"), stdout=io.StringIO())
+    y2019 = next(line for line in capsys.readouterr().err.splitlines() if line.strip().startswith("2019:"))
+    assert "short: Compute (core-hours at target) by 4,677,851, Genomes per day by 63.9 genomes/day" in y2019
+    assert "core_hours" not in y2019 and "e+0" not in y2019 and " -" not in y2019

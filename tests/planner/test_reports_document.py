@@ -68,3 +68,13 @@ def test_the_document_round_trips_through_json() -> None:
     doc = build_document(_facts())
     again = Document.from_dict(doc.to_dict())
     assert again.to_dict() == doc.to_dict()
+
+
+def test_every_constraint_the_designs_check_has_a_name_in_the_report_s_sentences() -> None:
+    """A check added to the designs (the ingest's storage throughput) reads in words in a report sentence,
+    not as its fallback 'ingest (gb/s)'."""
+    from planner.designs.labels import CHECK_LABELS
+    from planner.reports.builder import CHECK_NAMES, check_name
+
+    assert set(CHECK_LABELS) <= set(CHECK_NAMES)
+    assert check_name("ingest_gbps") == "storage throughput for the ingest"

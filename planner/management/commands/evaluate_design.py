@@ -41,6 +41,7 @@ class Command(BaseCommand):
         except (OSError, ValueError) as exc:  # YAML / JSON syntax
             raise CommandError(f"{path}: cannot read: {str(exc).splitlines()[0]}") from exc
         from planner.designs.capacity import evaluate_design
+        from planner.designs.labels import check_label
 
         ev = evaluate_design(sc.design, sc.catalog)
         ms = (time.perf_counter() - t0) * 1000
@@ -48,7 +49,7 @@ class Command(BaseCommand):
             span = ", ".join(f"{y['year']}: x{y['multiplier']:.3f}" for y in src.years)
             print(f"  price {src.label}: {span}", file=sys.stderr)
         for y in ev.years:
-            short = [f"{c.name} -{c.shortfall:,.4g} {c.unit}" for c in y.checks if not c.passed]
+            short = [_short(check_label(c.name), c.shortfall, c.unit) for c in y.checks if not c.passed]
             print(f"  {y.year}: {y.cores:,} cores, {y.genomes_per_day_capacity:,.1f} genomes/day, "
                   f"{y.plannable_tb:,.0f} TB plannable; " + ("all constraints met" if not short else
                                                              "short: " + ", ".join(short)), file=sys.stderr)
@@ -95,3 +96,10 @@ def _chance(sc: Any, n_paths: int, path: Path) -> dict[str, Any]:
         parts = ", ".join(f"{c.constraint} {c.probability:.0%}" for c in y.constraints)
         print(f"  {y.year}: P(all constraints hold) {y.all_constraints:.1%} ({parts})", file=sys.stderr)
     return report.to_dict()
+
+
+def _short(label: str, shortfall: float, unit: str) -> str:
+    """'Genomes per day by 0.4 genomes/day': the pages' label, the figure as the pages write figures (whole
+    units from 100, three significant figures below), the unit unless the label already names it."""
+    amount = f"{shortfall:,.0f}" if abs(shortfall) >= 100 else f"{shortfall:.3g}"
+    return f"{label} by {amount}" + ("" if f"({unit}" in label else f" {unit}")
