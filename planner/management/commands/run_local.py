@@ -20,6 +20,12 @@ from django.core.management.base import BaseCommand
 from planner.demo import load_demo
 
 
+def runserver_command(addr: str, *, debug: bool) -> list[str]:
+    """The web server's command. Reloading on a changed source file is for development (DEBUG=1): under a demo
+    a reload that fails (a file saved half-way) ends the web server, and with it the worker and the database."""
+    return [sys.executable, "manage.py", "runserver", addr, *([] if debug else ["--noreload"])]
+
+
 class Command(BaseCommand):
     help = "Set up and serve the product with demo data on 127.0.0.1:8000 (what `make run` calls)."
 
@@ -44,7 +50,7 @@ class Command(BaseCommand):
                  "--concurrency", "2", "--schedule", str(settings.DATA_DIR / "celerybeat-schedule")],
                 env=env,
             ),
-            subprocess.Popen([sys.executable, "manage.py", "runserver", options["addr"]], env=env),
+            subprocess.Popen(runserver_command(options["addr"], debug=settings.DEBUG), env=env),
         ]
         self.stdout.write("")
         ready_s = time.monotonic() - started
