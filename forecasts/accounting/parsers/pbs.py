@@ -281,6 +281,11 @@ def _ended(
     attrs = parse_attributes(body)
     start_s = _epoch(attrs, "start")
     if not start_s:
+        if "end" not in attrs and "Exit_status" not in attrs:
+            # every E record, a never-started job's too, ends with end= and Exit_status=: this one was cut
+            # short (a log copied while written, a truncated file), so it is refused rather than counted as
+            # a job that never ran
+            raise _Bad("E record cut short: no start=, end= or Exit_status= (is the line truncated?)")
         return Skipped(line_no, "never started (no start time in the E record)")
     end_s = _epoch(attrs, "end")
     if end_s:
