@@ -246,11 +246,14 @@ def _state(j_status: int) -> str:
 
 
 def _event_type(text: str) -> str:
+    """The record's event type ("JOB_FINISH", "JOB_RESIZE", ...), or "" when the line does not start
+    with one: lsb.acct writes it in double quotes, so an unquoted first word (a line of noise, another
+    format) is no LSF event."""
     stripped = text.lstrip()
     if stripped.startswith('"'):
         close = stripped.find('"', 1)
-        return stripped[1:close] if close > 0 else stripped[1:40]
-    return stripped.split(None, 1)[0][:40] if stripped else ""
+        return stripped[1:close] if close > 0 else ""
+    return ""
 
 
 def _record(tokens: list[str], cluster: str, line_no: int) -> JobRecord | Skipped:
@@ -355,7 +358,7 @@ def parse(
             continue
         if not text.startswith('"JOB_FINISH"'):
             event = _event_type(text)
-            if not event.replace("_", "").isalnum() or not event.isupper():
+            if len(event) < 3 or not event.replace("_", "").isalnum() or not event.isupper():
                 yield Rejected(line_no, f"not an lsb.acct record: starts with {text[:30]!r}", text)
             else:
                 yield Skipped(line_no, f"LSF {event} record, only JOB_FINISH records are jobs")
