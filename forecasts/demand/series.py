@@ -309,7 +309,7 @@ def run_forecast(values: list[float], *, start: date, frequency: str, horizon: i
             _curve_parameters(result, values, family, capacity)
     except ShortHistoryError as exc:
         if growth_rate is None:
-            raise SeriesError(str(exc)) from exc
+            raise SeriesError(exc.message(growth_rate=True)) from exc
         try:
             result = growth_rate_result(values, start=start, frequency=frequency, horizon=horizon,
                                         aggregate=aggregate, growth_pct_per_year=growth_rate, seed=seed)

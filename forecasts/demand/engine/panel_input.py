@@ -60,7 +60,10 @@ def read_panel(source: Path | str | io.TextIOBase, frequency: str, name: str | N
     cols = [h.strip().lower() for h in header]
     missing = [c for c in REQUIRED if c not in cols]
     if missing:
-        raise PanelError(f"{label} line 1: missing column(s) {', '.join(missing)} (need series_id,timestamp,value)")
+        sep = next((d for d in (";", "\t", "|") if len(header) == 1 and d in header[0]), None)
+        hint = (f": the columns are separated by {'a tab' if sep == chr(9) else repr(sep)}; save the file with commas"
+                if sep else " (need series_id,timestamp,value)")
+        raise PanelError(f"{label} line 1: missing column(s) {', '.join(missing)}{hint}")
     i_id, i_ts, i_v = (cols.index(c) for c in REQUIRED)
     points: dict[str, dict[int, float]] = {}
     stamps: dict[str, list[str]] = {}

@@ -18,14 +18,20 @@ def clean(value: Any) -> Any:
 
 
 class ShortHistoryError(ValueError):
-    """Too few periods for a backtested forecast; says how many exist and how many are needed."""
+    """Too few periods for a backtested forecast; says how many exist and how many are needed. The remedy
+    depends on where the series is forecast: ``message(growth_rate=True)`` where a growth rate can be entered
+    instead (a series page), the plain message where it cannot (a panel)."""
 
     def __init__(self, periods: int, needed: int, unit: str = "periods") -> None:
         self.periods, self.needed, self.unit = periods, needed, unit
-        super().__init__(
-            f"{periods} {unit} of history; at least {needed} are needed for a backtested forecast with "
-            f"calibrated intervals. Wait for {needed - periods} more, or enter a growth rate for a projection."
-        )
+        super().__init__(self.message(growth_rate=False))
+
+    def message(self, *, growth_rate: bool) -> str:
+        unit = self.unit[:-1] if self.periods == 1 and self.unit.endswith("s") else self.unit
+        more = self.needed - self.periods
+        head = (f"{self.periods} {unit} of history; at least {self.needed} are needed for a backtested forecast "
+                f"with calibrated intervals. Wait for {more} more")
+        return head + (", or enter a growth rate for a projection." if growth_rate else ".")
 
 
 @dataclass

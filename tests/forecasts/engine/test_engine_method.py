@@ -48,7 +48,8 @@ def test_a_short_history_says_how_many_periods_exist_and_how_many_are_needed():
         forecast([5.0, 6.0, 7.0], 12, unit="months")
     assert exc.value.periods == 3 and exc.value.needed == 8
     assert "3 months of history; at least 8 are needed" in str(exc.value)
-    assert "growth rate" in str(exc.value)
+    assert "Wait for 5 more." in str(exc.value)  # the engine's own message offers no remedy it cannot take
+    assert "or enter a growth rate" in exc.value.message(growth_rate=True)  # a series page can take a rate
 
 
 def test_a_growth_rate_projection_compounds_the_annual_rate_over_the_periods():

@@ -147,3 +147,18 @@ def test_on_held_back_m3_yearly_points_the_combination_beats_the_competitions_na
                 terms.append(200 * abs(a - f) / (abs(a) + abs(f)))
     assert len(terms) == 240
     assert ours < np.mean(terms)
+
+
+def test_a_panel_says_why_a_series_is_short_without_offering_a_growth_rate_it_has_no_field_for() -> None:
+    """'1 year' (not '1 years'), and no 'enter a growth rate' on a panel; a semicolon file is named as such."""
+    import io
+
+    from forecasts.demand.engine import ShortHistoryError
+    from forecasts.demand.engine.panel_input import PanelError, read_panel
+
+    exc = ShortHistoryError(1, 8, "years")
+    assert str(exc) == ("1 year of history; at least 8 are needed for a backtested forecast with calibrated "
+                        "intervals. Wait for 7 more.")
+    assert exc.message(growth_rate=True).endswith("Wait for 7 more, or enter a growth rate for a projection.")
+    with pytest.raises(PanelError, match="separated by ';'; save the file with commas"):
+        read_panel(io.StringIO("series_id;timestamp;value\na;1990;1\n"), "A", name="p.csv")
