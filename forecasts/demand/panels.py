@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,8 @@ def _check(frequency: str, horizon: int, holdout: int) -> None:
 def panel_run(source: Path | bytes, *, frequency: str, horizon: int, holdout: int = 0, name: str | None = None,
               jobs: int | None = None, max_series: int | None = None, pin: str | None = None,
               members: tuple[str, ...] = PANEL_MEMBERS, global_weight: float | None = None,
-              global_learner: str = LEARNERS[0], global_anchor: str = "auto") -> PanelRun:
+              global_learner: str = LEARNERS[0], global_anchor: str = "auto",
+              progress: Callable[[int, int], None] | None = None) -> PanelRun:
     """Read, forecast (or score with ``holdout``) and summarise a panel.  ``source`` is a path or
     the uploaded bytes (gzip allowed).  ``jobs`` processes (default: all cores).  ``global_weight``:
     the pooled model's share of each combination (None: the learner's default, 0.5 for the trees and
@@ -98,7 +100,7 @@ def panel_run(source: Path | bytes, *, frequency: str, horizon: int, holdout: in
                    global_learner=global_learner, global_anchor=global_anchor)
     jobs = jobs or os.cpu_count() or 1
     t0 = time.perf_counter()
-    outcomes = run_panel(series, opts, jobs)
+    outcomes = run_panel(series, opts, jobs, progress=progress)
     return PanelRun(summarise(outcomes, opts, time.perf_counter() - t0, jobs), outcomes)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from forecasts.demand.engine import ALL_MEMBERS
-from forecasts.demand.engine.panel import DEFAULT_WEIGHTS, GLOBAL_ANCHORS, LEARNERS, PANEL_MEMBERS
+from forecasts.demand.engine.panel import DEFAULT_WEIGHTS, GLOBAL_ANCHORS, LEARNERS, PANEL_MEMBERS, Progress
 from forecasts.demand.panels import PanelError, panel_run
 
 
@@ -58,7 +58,8 @@ class Command(BaseCommand):
         try:
             run = panel_run(o["path"], frequency=o["frequency"], horizon=o["horizon"], holdout=o["holdout"],
                             jobs=o["jobs"], pin=o["pin"], members=members, global_weight=o["global_weight"],
-                            global_learner=o["global_learner"], global_anchor=o["global_anchor"])
+                            global_learner=o["global_learner"], global_anchor=o["global_anchor"],
+                            progress=Progress(sys.stderr))
         except PanelError as exc:
             raise CommandError(str(exc)) from exc
         try:

@@ -162,3 +162,18 @@ def test_a_panel_says_why_a_series_is_short_without_offering_a_growth_rate_it_ha
     assert exc.message(growth_rate=True).endswith("Wait for 7 more, or enter a growth rate for a projection.")
     with pytest.raises(PanelError, match="separated by ';'; save the file with commas"):
         read_panel(io.StringIO("series_id;timestamp;value\na;1990;1\n"), "A", name="p.csv")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_long_panel_reports_progress_as_series_finish(tmp_path, capsys, jobs):
+    """A 5,000-series panel ran ten minutes without a word; progress is reported as series finish, and the
+    command prints it on stderr (every 15 s, and at the end)."""
+    path = tmp_path / "p.csv"
+    path.write_text(_panel_csv({f"s{i}": [(str(1990 + t), 10.0 + t * (1 + i % 3)) for t in range(12)]
+                                for i in range(9)}))
+    calls: list[tuple[int, int]] = []
+    run_panel(read_panel(path, "A"), Options("A", 2), jobs=jobs, progress=lambda d, n: calls.append((d, n)))
+    assert calls[-1] == (9, 9) and [d for d, _ in calls] == sorted(d for d, _ in calls)
+    assert main([str(path), "--frequency", "A", "--horizon", "2", "--out", str(tmp_path / "o.csv"),
+                 "--jobs", str(jobs)]) == 0
+    assert "forecast_panel: 9 of 9 series (100%)" in capsys.readouterr().err
