@@ -15,7 +15,6 @@ parsing and PostgreSQL's inserting overlap.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import pickle
@@ -34,9 +33,10 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from forecasts.accounting.models import Cluster, Department, IngestFile, IngestRun
+from forecasts.accounting.parsers.compression import TruncatedInput
 from forecasts.accounting.parsers.copyrows import STAGING_COLUMNS
 from forecasts.accounting.parsers.formats import get_parser
-from forecasts.accounting.parsers.producer import Batch, FileSpec, read_frames
+from forecasts.accounting.parsers.producer import Batch, FileSpec, read_frames, sha256_of
 from forecasts.accounting.parsers.producer import batches as producer_batches
 
 # Records per committed batch: a resumed run restarts at the last whole batch, so this is also the most
@@ -56,14 +56,6 @@ class IngestError(Exception):
 
 
 # --- Setting a run up ------------------------------------------------------------------
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
 
 def ingest_run_create(*, cluster_name: str, fmt: str, paths: list[Path], tz: str | None = None,
                       user: Any = None, source: str = "command") -> IngestRun:
@@ -409,8 +401,11 @@ def ingest_run_execute(run_id: int, progress: Progress | None = None) -> IngestR
             raise errors[0]
     except BaseException as exc:
         source.stop()
-        if isinstance(exc, Exception):
-            _fail(run, f"{type(exc).__name__}: {exc}", seconds_before + time.monotonic() - started)
+        if isinstance(exc, Exception):  # a truncated file is said in words (and is not resumable)
+            _fail(run, str(exc) if isinstance(exc, TruncatedInput) else f"{type(exc).__name__}: {exc}",
+                  seconds_before + time.monotonic() - started)
+        if isinstance(exc, TruncatedInput):
+            raise IngestError(str(exc)) from exc
         raise
     source.stop()
     run.refresh_from_db()

@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta
 from django.db.models import Max
 
 from forecasts.accounting.models import Cluster, IngestRun
+from forecasts.accounting.parsers.compression import TRUNCATED
 
 
 def logs_end(cluster: Cluster | None = None, *, cluster_name: str | None = None) -> datetime | None:
@@ -46,3 +47,8 @@ def other_zones(run: IngestRun) -> list[str]:
              .exclude(pk=run.pk).exclude(timezone=run.timezone).order_by("timezone")
              .values_list("timezone", flat=True).distinct())
     return list(zones)
+
+
+def run_resumable(run: IngestRun) -> bool:
+    """A failed run can be resumed unless its file is truncated: reading it again would stop at the same cut."""
+    return run.status == IngestRun.Status.FAILED and TRUNCATED not in run.error

@@ -6,6 +6,7 @@ from celery import shared_task
 from django.urls import reverse
 
 from forecasts.accounting.load import ingest_run_execute
+from forecasts.accounting.parsers.compression import TruncatedInput
 from planner.jobs.services import job_failed, job_progress, job_running, job_succeeded, throttled
 
 
@@ -23,6 +24,9 @@ def ingest_accounting(job_id: int, run_id: int) -> None:
     try:
         run = ingest_run_execute(run_id, progress=progress)
     except Exception as exc:
+        if isinstance(exc.__cause__, TruncatedInput):  # a retry would stop at the same cut
+            job_failed(job_id, message=str(exc), result_url=reverse("ingest-run", args=[run_id]), retry=False)
+            return
         job_failed(job_id, message=f"The ingest could not finish: {exc}")
         return
     job_progress(job_id, done=run.records_read, total=run.records_read)

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_POST
 from forecasts.accounting.load import IngestError, ingest_run_create
 from forecasts.accounting.models import Cluster, IngestRejection, IngestRun, UsageMonthly
 from forecasts.accounting.parsers.formats import FORMATS
-from forecasts.accounting.selectors import other_zones
+from forecasts.accounting.selectors import other_zones, run_resumable
 from forecasts.accounting.upload import (
     DETECT,
     IngestUploadHandler,
@@ -176,7 +176,7 @@ def ingest_run(request: HttpRequest, pk: int) -> HttpResponse:
         "job": run.background_job,
         "in_progress": run.status in (IngestRun.Status.QUEUED, IngestRun.Status.RUNNING),
         "unassigned": _unassigned_share(run), "can_map": role_of(request.user) in (ADMIN, PLANNER),
-        "other_zones": other_zones(run),
+        "other_zones": other_zones(run), "resumable": run_resumable(run),
     })
 
 
@@ -202,6 +202,9 @@ def ingest_resume(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(IngestRun.objects.select_related("cluster"), pk=pk)
     if run.status != IngestRun.Status.FAILED:
         messages.error(request, f"Run #{run.pk} is {run.status}; only a failed run can be resumed.")
+        return redirect("ingest-run", pk=run.pk)
+    if not run_resumable(run):
+        messages.error(request, f"Run #{run.pk} cannot be resumed: {run.error}")
         return redirect("ingest-run", pk=run.pk)
     IngestRun.objects.filter(pk=run.pk).update(status=IngestRun.Status.QUEUED)
     job = ingest_run_enqueue(run=run, user=request.user)

@@ -29,6 +29,46 @@ class UnsupportedCompression(ValueError):
     """The input is compressed with something the standard library cannot read."""
 
 
+class TruncatedInput(ValueError):
+    """Compressed input that ends before its end-of-stream marker (a copy cut short)."""
+
+
+TRUNCATED = "the file is truncated (compressed data ended early)"
+
+
+class StopAtTruncation(io.RawIOBase):
+    """Reads a decompressing stream and ends it where the compressed data ends early, instead of raising.
+
+    Everything decompressed before the cut is still read (and loaded); ``truncated`` then says the
+    stream did not end properly.  Plain streams are never wrapped (see ``is_compressed``).
+    """
+
+    def __init__(self, inner: BinaryIO) -> None:
+        self._inner = inner
+        self.truncated = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self.truncated:
+            return 0
+        view = memoryview(buffer).cast("B")
+        try:
+            # read1: one step of decompression at a time, so what came before the cut is returned by an
+            # earlier call (read(n) loops to fill n bytes and drops them when the cut raises)
+            data = self._inner.read1(len(view))  # type: ignore[attr-defined]
+        except EOFError:
+            self.truncated = True
+            return 0
+        view[: len(data)] = data
+        return len(data)
+
+
+def is_compressed(stream: object) -> bool:
+    return isinstance(stream, (gzip.GzipFile, bz2.BZ2File, lzma.LZMAFile))
+
+
 def compression_of(head: bytes) -> str | None:
     """The compression named by the first bytes: "gzip", "bzip2", "xz", "zstd" or None."""
     if head.startswith(GZIP_MAGIC):

@@ -16,7 +16,9 @@ one core and the loaders and PostgreSQL the other.  Nothing here imports Django.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
+import os
 import pickle
 import sys
 from collections.abc import Iterable, Iterator
@@ -24,7 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from forecasts.accounting.parsers.compression import open_source
+from forecasts.accounting.parsers.compression import (
+    TRUNCATED,
+    StopAtTruncation,
+    TruncatedInput,
+    is_compressed,
+    open_source,
+)
 from forecasts.accounting.parsers.copyrows import copy_line, rejection_line
 from forecasts.accounting.parsers.formats import get_parser
 from forecasts.accounting.parsers.records import JobRecord, Rejected, Skipped
@@ -87,6 +95,15 @@ class _Open:
         return b
 
 
+def sha256_of(path: str | os.PathLike[str]) -> str:
+    """The file's sha256 (kept with each ingested file: the same file loaded twice is recognisable)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def batches(fmt: str, cluster: str, tz_name: str, run_id: int, files: Iterable[FileSpec],
             batch_records: int) -> Iterator[Batch]:
     """The run's batches, file by file, skipping committed ranges."""
@@ -98,6 +115,9 @@ def batches(fmt: str, cluster: str, tz_name: str, run_id: int, files: Iterable[F
         raw = _CountingReader(open(f.path, "rb"))  # noqa: SIM115 - closed below
         try:
             stream = open_source(io.BufferedReader(raw, buffer_size=1 << 20))
+            cut = StopAtTruncation(stream) if is_compressed(stream) else None
+            if cut is not None:
+                stream = io.BufferedReader(cut, buffer_size=1 << 20)
             items: Iterable[Any] = parse(stream, cluster=cluster, tz=tz)
             current = _Open(Batch(f.file_id, f.position, 0))
             lines, rejections = current.lines, current.rejections
@@ -132,6 +152,12 @@ def batches(fmt: str, cluster: str, tz_name: str, run_id: int, files: Iterable[F
             bytes_done += raw.bytes_read
             if current.batch.read:
                 yield current.close(record, bytes_done)
+            if cut is not None and cut.truncated:
+                # the records read before the cut are loaded (yielded above); the run then stops, saying so
+                raise TruncatedInput(
+                    f"{os.path.basename(f.path)}: {TRUNCATED} after {record:,} records: those are loaded, the rest of "
+                    "the file is missing; copy the whole file again and load it (the records loaded now will "
+                    "count as duplicates)")
         finally:
             raw.raw.close()
 
