@@ -38,6 +38,7 @@ from forecasts.accounting.parsers.copyrows import STAGING_COLUMNS
 from forecasts.accounting.parsers.formats import get_parser
 from forecasts.accounting.parsers.producer import Batch, FileSpec, read_frames, sha256_of
 from forecasts.accounting.parsers.producer import batches as producer_batches
+from forecasts.accounting.parsers.records import nothing_loaded_reason
 
 # Records per committed batch: a resumed run restarts at the last whole batch, so this is also the most
 # work a killed worker can lose (INGEST_BATCH_RECORDS; the recovery tests use small batches to stay quick).
@@ -414,8 +415,8 @@ def ingest_run_execute(run_id: int, progress: Progress | None = None) -> IngestR
     IngestRun.objects.filter(pk=run.pk).update(
         status=IngestRun.Status.COMPLETED if stored else IngestRun.Status.NOTHING_LOADED,
         finished_at=timezone.now(), seconds=seconds_before + time.monotonic() - started,
-        error="" if stored else f"Nothing loaded: {run.records_read:,} records read, {run.rejected:,} rejected, "
-                                f"{run.skipped:,} skipped; is this a {run.format} file?",
+        error="" if stored else nothing_loaded_reason(run.format, run.records_read, run.rejected, run.skipped,
+                                                      run.skipped_reasons),
     )
     run.refresh_from_db()
     return run

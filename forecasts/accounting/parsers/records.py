@@ -101,3 +101,14 @@ class ParseCounts:
             self.skipped_reasons[item.reason] = self.skipped_reasons.get(item.reason, 0) + 1
         else:
             self.rejected += 1
+
+
+def nothing_loaded_reason(fmt: str, read: int, rejected: int, skipped: int, reasons: dict[str, int]) -> str:
+    """Why a run stored no job, in one line.  Only rejected records suggest the wrong format was chosen: an
+    empty file, or one whose records were all skipped (jobs still running, job steps), is in the right one."""
+    if read == 0:
+        return "Nothing loaded: the file holds no records (it is empty, or has only comments or a header)"
+    if rejected == 0:
+        why = ", ".join(f"{reason}: {n:,}" for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:3])
+        return f"Nothing loaded: all {read:,} records were skipped ({why}); none is a finished job"
+    return f"Nothing loaded: {read:,} records read, {rejected:,} rejected, {skipped:,} skipped; is this a {fmt} file?"
