@@ -74,3 +74,19 @@ def period(value: Any, frequency: str = "M") -> str:
         return period_name(text[:10], frequency)
     except TimestampError:
         return text
+
+
+@register.filter
+def member(code: Any) -> str:
+    """An engine member's or method's code in words ('ets_damped_orig' -> 'damped ETS on the original scale')."""
+    from forecasts.demand.engine.labels import member_words
+
+    return member_words(str(code))
+
+
+@register.filter
+def plain_method(text: Any) -> str:
+    """The engine's method string with its member codes in words."""
+    from forecasts.demand.engine.labels import plain_method as words
+
+    return words(str(text))

@@ -10,9 +10,9 @@ projection runs past it or misses it.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from forecasts.demand.engine.labels import plain_method
 from planner.reports.builder import Builder
 from planner.reports.document import Figure, Section, Series, Table, fmt_int, fmt_millions, fmt_num
 
@@ -20,20 +20,6 @@ CONTEXT = "context, not part of this design's demand"
 NO_PROJECTIONS = ("The design links no stored forecast or sequencer plan: its demand is the yearly figures in its "
                   "scenario (the compute demand column of the purchase schedule). Choose a forecast or a plan on "
                   "the New report page to show one here as context.")
-
-
-# The forecast engine's member codes in a grant reviewer's words (forecasts.demand.engine names them so in its
-# method string: "median of 10 of 11 members (ets_damped_orig, dotm, ...) by backtest MASE").
-MEMBER_WORDS = {"ets_damped": "damped ETS", "ets": "ETS", "theta": "Theta", "dotm": "dynamic optimised Theta",
-                "rwd": "random walk with drift", "arima": "ARIMA", "ces": "CES", "global": "a pooled model"}
-SCALE_WORDS = {"_orig": " on the original scale", "_log": " on the log scale"}
-_MEMBER = re.compile(r"\b(" + "|".join(MEMBER_WORDS) + r")(_orig|_log)?\b")
-
-
-def plain_method(text: str) -> str:
-    """An engine's method text with its member codes in words: 'rwd_orig' -> 'random walk with drift on the
-    original scale' (a code without a suffix is on the series' own working scale)."""
-    return _MEMBER.sub(lambda m: MEMBER_WORDS[m.group(1)] + SCALE_WORDS.get(m.group(2) or "", ""), text)
 
 
 def _horizon(b: Builder) -> tuple[int, int] | None:

@@ -34,6 +34,8 @@ def test_the_fan_chart_shows_the_combination_its_members_and_the_partial_month_a
     table = page.inner_text("#model-table")
     for member in ("combined", "ets", "theta", "dotm", "arima", "rwd"):
         assert member in table
+    # in words, with the code a planner pins by beside them
+    assert "random walk with drift" in table and "dynamic optimised Theta" in table and "the combination" in table
     assert "(part year" in page.inner_text("#yearly-table")  # 2026 has 11 forecast months
     screenshot(page, "forecast_engine_fan_chart")
 
@@ -55,6 +57,7 @@ def test_a_planner_uploads_a_panel_and_reads_the_scores(page_as: Any, live_serve
     page.wait_for_selector("#panel-scores")
     scores = page.inner_text("#panel-scores")
     assert "combined" in scores and "theta" in scores and "global" in scores  # the cross-learned member
+    assert "the pooled model (learned across the panel)" in scores and "damped ETS" in scores
     assert "gradient-boosted trees (LightGBM)" in page.inner_text("body")
     assert "4 of 4 series scored on their last 6 points" in page.inner_text("#panel-result h2")
     screenshot(page, "forecast_engine_panel")
