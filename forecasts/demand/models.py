@@ -151,6 +151,9 @@ class ForecastFit(models.Model):
     def _series(self, field: str) -> str:
         if self.external_series_id:
             return self.external_series.name
+        if self.metric == self.Metric.STORAGE_PB:
+            # scans belong to file systems, not clusters: a storage fit asked for one cluster holds them all
+            return f"all file systems / {self.get_metric_display()}"
         parts = [self.cluster.name if self.cluster_id else "all clusters"]
         if self.department_id:
             parts.append(getattr(self.department, field))

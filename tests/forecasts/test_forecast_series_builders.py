@@ -101,3 +101,14 @@ def test_a_fits_yearly_figures_carry_the_units_of_a_year(metric: str, units: str
     fit.start = fit.through = fit.created_at = datetime(2020, 1, 1)
     report = _forecast([], fit, None)
     assert report is not None and report["year_units"] == yearly.replace("/year", " per year")
+
+
+def test_a_storage_fit_is_named_for_every_file_system_whichever_cluster_was_asked(history: dict[str, Any]) -> None:
+    """Scans belong to file systems, not clusters: a storage forecast asked for a cluster holds every file
+    system, so it is not labelled 'tiny / PB stored' (it read as that cluster's storage)."""
+    from forecasts.accounting.models import Cluster
+    from forecasts.demand.models import ForecastFit
+
+    fit = ForecastFit(metric="storage_pb", cluster=Cluster.objects.create(name="tiny"))
+    assert fit.series_name == fit.series_label == "all file systems / PB stored"
+    assert ForecastFit(metric="core_hours").series_name == "all clusters / all departments / core-hours per month"
