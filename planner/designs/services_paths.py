@@ -1,65 +1,34 @@
 """Joint demand paths from the product's own stored forecasts and sequencer plans (Django shell).
 
 ``stored_paths_resolver`` is handed to the pure core (planner.designs.uncertainty) when a
-scenario's ``uncertainty.forecast`` names stored fits: each fit is re-run from its stored values
-and options with sample paths requested (the forecast is deterministic for a seed, so the paths
-are the fit's own calibrated ones), summed per calendar year (partial years left out), and added
-path by path to the sequencer plan's figures under the scenario's plan spread.
+scenario's ``uncertainty.forecast`` names stored fits: each fit's sample paths
+(planner.designs.forecast_links.fit_paths: a statistical fit's calibrated ones, an entered growth rate's
+single path), summed per calendar year (partial years left out), and added path by path to the
+sequencer plan's figures under the scenario's plan spread.
 """
 
 from __future__ import annotations
 
-import math
-from datetime import date
 from typing import Any
 
 import numpy as np
 
 from forecasts.accounting.models import Department
-from forecasts.demand.growth.calendar import add_months
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.paths import DemandPaths, PathsError, PlanYear, combine, year_end_levels, yearly_totals
 from forecasts.demand.plans import plan_of, trend_holds_sequencing
-from forecasts.demand.sequencing import SequencingPlan, yearly_figures
 from forecasts.units import TB_PER_PB
+from planner.designs.forecast_links import (
+    entered_rate,
+    entered_rate_fits,
+    fit_paths,
+    judged_on,
+    linked_fit,
+    newer_fits,
+    whole_plan_years,
+)
 from planner.designs.inventory import CapacityStep, Inventory, existing_nodes, node_type_of
 from planner.designs.labels import forecast_scope, labels_for
-
-
-def _fit(pk: int, metric: str) -> ForecastFit:
-    fit = ForecastFit.objects.filter(pk=pk).first()
-    if fit is None:
-        raise PathsError(f"uncertainty.forecast: no stored forecast fit #{pk}")
-    if fit.metric != metric:
-        raise PathsError(f"uncertainty.forecast: fit #{pk} forecasts {fit.get_metric_display()}, not {metric}")
-    if fit.frequency != "M":
-        raise PathsError(f"uncertainty.forecast: fit #{pk} is not monthly; paths need a monthly forecast")
-    return fit
-
-
-def fit_paths(fit: ForecastFit, n_paths: int, seed: int) -> tuple[list[date], np.ndarray]:
-    """The fit's calibrated sample paths (n_paths x horizon months, series units), re-run from what it
-    stored with the same engine, options and seed (forecasts.demand.series.run_forecast)."""
-    from forecasts.demand.engine import forecast as engine_forecast
-    from forecasts.demand.engine.curves import curve_members
-
-    opts = dict(fit.options or {})
-    values = [math.nan if v is None else float(v) for v in fit.values]
-    horizon = int(opts.get("horizon", 36))
-    family = opts.get("family_override") or None
-    fc = engine_forecast(values, horizon, season_length=12, pin=family, log=opts.get("log"),
-                         max_origins=int(opts.get("backtest_origins", 12)), n_paths=n_paths, seed=seed,
-                         unit="months", extra_members=curve_members(None, family))
-    if not fc.paths:
-        raise PathsError(f"forecast fit #{fit.pk} gave no sample paths")
-    months = [add_months(fit.through, i + 1) for i in range(horizon)]
-    return months, np.asarray(fc.paths, dtype=float)
-
-
-def whole_plan_years(plan: SequencingPlan) -> list[PlanYear]:
-    """The plan's central figures in its whole years, as demand paths and typed-in demand take them."""
-    return [PlanYear(y.year, y.core_hours_ref, y.stored_tb_total, y.genomes_per_day_peak, y.daily_ingest_tb_peak)
-            for y in yearly_figures(plan) if y.months == 12]
 
 
 def stored_paths_resolver(spec: Any, years: list[int], n_paths: int, seed: int) -> DemandPaths:
@@ -76,18 +45,25 @@ def stored_paths_resolver(spec: Any, years: list[int], n_paths: int, seed: int) 
         ref_clock = plan.reference_clock_ghz
         plan_years = whole_plan_years(plan)
     if "core_fit" in links:
-        months, paths = fit_paths(_fit(links["core_fit"], "core_hours"), n_paths, seed)
+        months, paths = fit_paths(linked_fit(links["core_fit"], "core_hours"), n_paths, seed)
         whole, totals, part = yearly_totals(months, paths)
         partial.update(part)
         if spec.cluster_clock_ghz and ref_clock:
             totals = totals * spec.cluster_clock_ghz / ref_clock  # strict linear clock comparison
         trend_core = (whole, totals)
     if "storage_fit" in links:
-        months, paths = fit_paths(_fit(links["storage_fit"], "storage_pb"), n_paths, seed + 7919)
+        months, paths = fit_paths(linked_fit(links["storage_fit"], "storage_pb"), n_paths, seed + 7919)
         level_years, levels = year_end_levels(months, paths)
         trend_storage = (level_years, levels * TB_PER_PB)
-    return combine(years=years, n_paths=n_paths, seed=seed, trend_core_hours=trend_core,
-                   trend_storage_tb=trend_storage, plan=plan_years, spread=spec.plan, partial_years=sorted(partial))
+    demand = combine(years=years, n_paths=n_paths, seed=seed, trend_core_hours=trend_core,
+                     trend_storage_tb=trend_storage, plan=plan_years, spread=spec.plan, partial_years=sorted(partial))
+    for key, label in (("core_fit", "core-hours forecast"), ("storage_fit", "storage forecast")):
+        fit = ForecastFit.objects.filter(pk=links[key]).first() if key in links else None
+        if fit is not None and entered_rate(fit) is not None:  # one path, not a fan: not called a forecast's paths
+            what = label.replace("forecast", "at the entered growth rate (one path)")
+            demand.sources[:] = [what + s.removeprefix(label) if s.startswith(label + ":") else s
+                                 for s in demand.sources]
+    return demand
 
 
 # ---- the design page: the chance it is enough, and newer forecasts -------------------------------
@@ -109,6 +85,7 @@ def design_chance(design: Any, ev: Any, *, n_paths: int | None = None) -> dict[s
     from django.core.cache import cache
 
     from planner.designs.chance import available_from_evaluation, chances
+    from planner.designs.scenario import ScenarioError
     from planner.designs.services import design_scenario
     from planner.designs.uncertainty import demand_paths
 
@@ -119,10 +96,12 @@ def design_chance(design: Any, ev: Any, *, n_paths: int | None = None) -> dict[s
     if cached is not None:  # newer fits can appear at any time: never cached
         links = (design.scenario.get("uncertainty") or {}).get("forecast") or {}
         return _labelled(dict(cached) | {"newer_fits": newer_fits(links) if isinstance(links, dict) else {}})
-    sc = design_scenario(design.scenario)
-    assert sc.uncertainty is not None
-    try:
+    try:  # a page that shows the chance never fails for it: a reason instead
+        sc = design_scenario(design.scenario)
+        assert sc.uncertainty is not None
         demand = demand_paths(sc.design, sc.uncertainty, n_paths=n_paths, resolver=stored_paths_resolver)
+    except ScenarioError as exc:
+        return {"error": "; ".join(exc.errors)}
     except PathsError as exc:
         return {"error": str(exc)}
     years = [y for y in sc.design.years if y in demand.years]
@@ -130,32 +109,27 @@ def design_chance(design: Any, ev: Any, *, n_paths: int | None = None) -> dict[s
                      flash_days=sc.design.flash_days)
     out = {"report": report.to_dict(), "quantiles": demand.quantiles((0.05, 0.1, 0.5, 0.9, 0.95)),
            "sources": demand.sources, "partial_years": demand.partial_years, "n_paths": demand.n_paths,
-           "uncertainty": sc.uncertainty.to_dict(), "newer_fits": newer_fits(sc.uncertainty.forecast)}
+           "uncertainty": sc.uncertainty.to_dict(), "newer_fits": newer_fits(sc.uncertainty.forecast),
+           "single_path": single_path(demand, sc.uncertainty.forecast)}
     cache.set(key, out, 3600)
     return _labelled(out)
+
+
+def single_path(demand: DemandPaths, links: dict[str, Any]) -> dict[str, Any] | None:
+    """When a linked fit is a projection at an entered growth rate: which (``fits``) and whether every path is
+    the same (``all``: no uncertainty left, so each year holds on all paths or on none); None otherwise."""
+    fits = entered_rate_fits(links) if links else []
+    if not fits:
+        return None
+    same = all(bool(np.all(q == q[:1])) for q in (demand.core_hours, demand.storage_tb, demand.genomes_per_day,
+                                                   demand.ingest_tb_per_day))
+    return {"fits": fits, "all": same}
 
 
 def _labelled(chance: dict[str, Any]) -> dict[str, Any]:
     """``labels``: each constraint of the report as a person reads it, with its unit ("Storage (TB)")."""
     names = dict.fromkeys(c["constraint"] for y in chance["report"]["years"] for c in y["constraints"])
     return chance | {"labels": labels_for(list(names))}
-
-
-def newer_fits(links: dict[str, int]) -> dict[str, int]:
-    """For each linked fit, the id of a newer fit of the same series (cluster, department, metric)."""
-    out = {}
-    for key in ("core_fit", "storage_fit"):
-        if key not in links:
-            continue
-        fit = ForecastFit.objects.filter(pk=links[key]).first()
-        if fit is None:
-            continue
-        newest = (ForecastFit.objects.filter(metric=fit.metric, cluster=fit.cluster_id, department=fit.department_id,
-                                             exclude_department=fit.exclude_department_id, frequency=fit.frequency)
-                  .order_by("-created_at", "-pk").values_list("pk", flat=True).first())
-        if newest is not None and newest != fit.pk and newest > fit.pk:
-            out[key] = newest
-    return out
 
 
 def design_use_newest_forecasts(*, design: Any, user: Any = None) -> Any:
@@ -349,7 +323,7 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
     comment = f"# Started from forecast #{fit.pk}; edit the storage and sequencing figures to check them too\n"
     data: dict[str, Any] = {
         "name": f"Design for {whose} from forecast #{fit.pk}",
-        "description": f"Demand from the core-hours forecast #{fit.pk} ({whose}); judged on its sample paths.",
+        "description": f"Demand from the core-hours forecast #{fit.pk} ({whose}); {judged_on(fit)}.",
         "horizon": {"start_year": start_year, "end_year": end_year},
     }
     if node_type:

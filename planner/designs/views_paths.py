@@ -25,8 +25,10 @@ from planner.designs.services_paths import (
     design_from_forecast,
     design_use_newest_forecasts,
     design_years,
+    entered_rate,
     excluding_fits,
     guess_node_type,
+    judged_on,
     plan_overlap,
     service_level_run_start,
     whole_future_years,
@@ -109,7 +111,8 @@ def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]
     # type the cluster's nodes match is offered, not chosen (a planner may still tick it)
     guess = guess_node_type(row)
     return render(request, "designs/from_forecast.html", {
-        "fit": row, "years": [first, last], "whole": whole, "plans": plans,
+        "fit": row, "judged_on": judged_on(row), "entered_rate": entered_rate(row) is not None,
+        "years": [first, last], "whole": whole, "plans": plans,
         "plan": plan if plan and plan["useful"] else None,
         "plan_outside": plan if plan and not plan["useful"] else None,
         "node_types": NodeType.objects.order_by("name"), "guess": None if row.department_id else guess,

@@ -1,0 +1,122 @@
+"""The stored forecast fits a design links (``uncertainty.forecast``): their paths, and newer fits (Django shell).
+
+A statistical fit's paths are re-made with the engine from what the fit stored (the forecast is deterministic for a
+seed, so they are the fit's own calibrated ones). A projection at a growth rate the planner entered (family
+``growth_rate``: a history too short for the engine) has no paths and no interval: its demand is the one path of
+its stored steps, identical on every row, and the design page says it is judged on that single path.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+from typing import Any
+
+import numpy as np
+
+from forecasts.demand.growth.calendar import add_months
+from forecasts.demand.models import ForecastFit
+from forecasts.demand.paths import PathsError, PlanYear
+from forecasts.demand.sequencing import SequencingPlan, yearly_figures
+
+ENTERED_RATE = "growth_rate"  # the family of a projection at an entered growth rate (forecasts.demand.engine.legacy)
+
+
+def linked_fit(pk: int, metric: str) -> ForecastFit:
+    """The stored fit ``uncertainty.forecast`` names, checked to be a monthly forecast of ``metric``."""
+    fit = ForecastFit.objects.filter(pk=pk).first()
+    if fit is None:
+        raise PathsError(f"uncertainty.forecast: no stored forecast fit #{pk}")
+    if fit.metric != metric:
+        raise PathsError(f"uncertainty.forecast: fit #{pk} forecasts {fit.get_metric_display()}, not {metric}")
+    if fit.frequency != "M":
+        raise PathsError(f"uncertainty.forecast: fit #{pk} is not monthly; paths need a monthly forecast")
+    return fit
+
+
+def entered_rate(fit: ForecastFit) -> float | None:
+    """The growth rate (% a year) of a projection at an entered rate; None for a statistical forecast."""
+    if fit.family != ENTERED_RATE:
+        return None
+    rate = (fit.parameters or {}).get("growth_pct_per_year", (fit.options or {}).get("growth_rate"))
+    return float(rate) if rate is not None else math.nan
+
+
+def entered_rate_words(fit: ForecastFit) -> str:
+    """'forecast #9, 20 % a year as entered': how a page names an entered-rate projection."""
+    rate = entered_rate(fit)
+    return f"forecast #{fit.pk}, {rate:g} % a year as entered" if rate is not None and math.isfinite(rate) \
+        else f"forecast #{fit.pk}, a growth rate as entered"
+
+
+def fit_paths(fit: ForecastFit, n_paths: int, seed: int) -> tuple[list[date], np.ndarray]:
+    """The fit's sample paths (n_paths x horizon months, series units): a statistical fit's calibrated paths,
+    re-run from what it stored with the same engine, options and seed (forecasts.demand.series.run_forecast);
+    an entered-rate projection's stored steps on every row (deterministic demand: it has no paths to re-make,
+    and its short history is one the engine refuses). PathsError, never another exception, when there are none."""
+    if entered_rate(fit) is not None:
+        steps = (fit.result or {}).get("steps") or []
+        if not steps:
+            raise PathsError(f"forecast fit #{fit.pk} (a growth rate you entered) stored no projected months")
+        months = [date.fromisoformat(s["date"]) for s in steps]
+        row = np.asarray([float(s["median"]) for s in steps], dtype=float)
+        return months, np.tile(row, (max(int(n_paths), 1), 1))
+    from forecasts.demand.engine import forecast as engine_forecast
+    from forecasts.demand.engine.curves import curve_members
+
+    opts = dict(fit.options or {})
+    values = [math.nan if v is None else float(v) for v in fit.values]
+    horizon = int(opts.get("horizon", 36))
+    family = opts.get("family_override") or None
+    try:
+        fc = engine_forecast(values, horizon, season_length=12, pin=family, log=opts.get("log"),
+                             max_origins=int(opts.get("backtest_origins", 12)), n_paths=n_paths, seed=seed,
+                             unit="months", extra_members=curve_members(None, family))
+    except ValueError as exc:  # ShortHistoryError, LinAlgError and the engine's other refusals are ValueErrors
+        raise PathsError(f"forecast fit #{fit.pk}: its sample paths cannot be re-made ({exc})") from exc
+    if not fc.paths:
+        raise PathsError(f"forecast fit #{fit.pk} gave no sample paths")
+    months = [add_months(fit.through, i + 1) for i in range(horizon)]
+    return months, np.asarray(fc.paths, dtype=float)
+
+
+def entered_rate_fits(links: dict[str, Any]) -> list[str]:
+    """The linked fits that are entered-rate projections, in words (empty when every fit is statistical)."""
+    out = []
+    for key, metric in (("core_fit", "core-hours"), ("storage_fit", "storage")):
+        fit = ForecastFit.objects.filter(pk=links[key]).first() if key in links else None
+        if fit is not None and entered_rate(fit) is not None:
+            out.append(f"{metric} from {entered_rate_words(fit)}")
+    return out
+
+
+def whole_plan_years(plan: SequencingPlan) -> list[PlanYear]:
+    """The plan's central figures in its whole years, as demand paths and typed-in demand take them."""
+    return [PlanYear(y.year, y.core_hours_ref, y.stored_tb_total, y.genomes_per_day_peak, y.daily_ingest_tb_peak)
+            for y in yearly_figures(plan) if y.months == 12]
+
+
+def newer_fits(links: dict[str, int]) -> dict[str, int]:
+    """For each linked fit, the id of a newer fit of the same series (cluster, department, metric)."""
+    out = {}
+    for key in ("core_fit", "storage_fit"):
+        if key not in links:
+            continue
+        fit = ForecastFit.objects.filter(pk=links[key]).first()
+        if fit is None:
+            continue
+        newest = (ForecastFit.objects.filter(metric=fit.metric, cluster=fit.cluster_id, department=fit.department_id,
+                                             exclude_department=fit.exclude_department_id, frequency=fit.frequency)
+                  .order_by("-created_at", "-pk").values_list("pk", flat=True).first())
+        if newest is not None and newest != fit.pk and newest > fit.pk:
+            out[key] = newest
+    return out
+
+
+def judged_on(fit: ForecastFit) -> str:
+    """What a design started from ``fit`` is judged on, for its description and the start page."""
+    rate = entered_rate(fit)
+    if rate is None:
+        return "judged on its sample paths"
+    return (f"judged on the entered growth rate's single path ({rate:g} % a year, no interval): no uncertainty, "
+            f"each year holds or falls short")
