@@ -50,6 +50,9 @@ _TYPE_WORDS = {
     b"f": "f", b"d": "d", b"l": "l", b"": "f",
     b"file": "f", b"regular": "f", b"dir": "d", b"directory": "d", b"link": "l", b"symlink": "l",
 }  # fmt: skip
+# find -printf %y's letters (block, character, directory, pipe, file, link, socket, door): any other single
+# character in the type column (a digit of a histogram read as a scan) is no file type
+_FIND_TYPE_LETTERS = b"bcdpflsD"
 _MTIME_RE = re.compile(rb"-?\d{1,12}(\.\d*)?")
 
 
@@ -125,7 +128,8 @@ class FindTsvParser:
                 entry.mtime_epoch = float(m)
         if (i := get("type")) is not None:
             t = parts[i]
-            kind = _TYPE_WORDS.get(t.lower()) if len(t) != 1 else _TYPE_WORDS.get(t, "o")
+            kind = _TYPE_WORDS.get(t.lower()) if len(t) != 1 else (
+                _TYPE_WORDS.get(t, "o") if t in _FIND_TYPE_LETTERS else None)
             if kind is None:
                 return Rejected(line_no, "unknown file type", _raw(line))
             entry.kind = kind
@@ -184,6 +188,7 @@ class FindTsvParser:
             good &= tlen <= 1
             one = tlen == 1
             letter = bufp[ts]
+            good &= ~one | np.isin(letter, np.frombuffer(_FIND_TYPE_LETTERS, dtype=np.uint8))
             kinds = np.where(one, letter, KIND_FILE).astype(np.uint8)
             kinds[one & (letter != KIND_FILE) & (letter != KIND_DIR) & (letter != KIND_LINK)] = KIND_OTHER
         keep = good
