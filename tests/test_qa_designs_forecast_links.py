@@ -8,6 +8,7 @@ a history (ShortHistoryError, not a PathsError), so the design page answered 500
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -101,3 +102,86 @@ def test_an_engine_refusal_is_a_reason_on_the_design_page_never_a_500(
     page = client.get(f"/designs/{design.pk}/")
     assert page.status_code == 200
     assert "The demand paths cannot be built" in page.content.decode()
+
+
+def test_a_new_version_on_the_newest_forecast_takes_its_demand_and_names_it(
+        client: Client, departments: dict[str, Any], planner_user: Any, catalog: None) -> None:
+    """The new version repointed the paths to the new fit but kept the old fit's medians as its demand (a design
+    showed 25,961,252 core-hours where the new fit's median was 25,913,594) and the old fit's number in its name."""
+    from forecasts.models import Cluster
+
+    usage_history(departments, months=48)
+    spec = spec_from_names(metric="core_hours", cluster="minerva")
+    old = forecast_fit_create(spec, horizon_months=36, through=date(2023, 6, 1))
+    login(client, planner_user).post(f"/designs/from-forecast/{old.pk}/", {"start_year": 2024, "end_year": 2025})
+    design = Design.objects.latest("pk")
+    design.scenario["demand"][0]["storage_tb"] = 12.5  # a figure the planner typed in stays
+    design.save(update_fields=["scenario"])
+    new = forecast_fit_create(spec, horizon_months=36)
+    medians = {int(y["year"]): float(y["median"]) for y in new.yearly}
+    assert medians[2024] != pytest.approx({int(y["year"]): y["median"] for y in old.yearly}[2024], rel=1e-6)
+    assert Cluster.objects.get(name="minerva")
+    resp = client.post(f"/designs/{design.pk}/newest-forecasts/")
+    v2 = Design.objects.latest("pk")
+    assert resp.status_code == 302 and v2.parent_id == design.pk
+    assert v2.scenario["uncertainty"]["forecast"]["core_fit"] == new.pk
+    demand = {r["year"]: r for r in v2.scenario["demand"]}
+    assert demand[2024]["core_hours"] == pytest.approx(medians[2024], abs=0.5)
+    assert demand[2025]["core_hours"] == pytest.approx(medians[2025], abs=0.5)
+    assert demand[2024]["storage_tb"] == 12.5
+    assert v2.name == f"Design for minerva from forecast #{new.pk}" and f"#{old.pk}" not in v2.name
+    assert f"forecast #{new.pk}" in v2.scenario["description"] and f"#{old.pk} " not in v2.scenario["description"]
+    # the design page's figure is the new fit's median
+    html = client.get(f"/designs/{v2.pk}/").content.decode()
+    assert f"{medians[2024]:,.0f}" in html.replace("&#x2C;", ",") or f"{medians[2024] / 1e6:.1f} M" in html
+
+
+def test_a_new_fit_that_does_not_cover_the_design_s_years_is_a_message_not_a_500(
+        client: Client, departments: dict[str, Any], planner_user: Any, catalog: None) -> None:
+    usage_history(departments, months=48)
+    spec = spec_from_names(metric="core_hours", cluster="minerva")
+    old = forecast_fit_create(spec, horizon_months=36)
+    login(client, planner_user).post(f"/designs/from-forecast/{old.pk}/", {"start_year": 2024, "end_year": 2026})
+    design = Design.objects.latest("pk")
+    forecast_fit_create(spec, horizon_months=12)  # whole years 2024 only
+    resp = client.post(f"/designs/{design.pk}/newest-forecasts/", follow=True)
+    assert resp.status_code == 200 and Design.objects.latest("pk").pk == design.pk
+    assert "has no whole-year figure for 2025, 2026" in resp.content.decode()
+
+
+def test_the_rebuilt_demand_keeps_the_plan_and_the_clock_conversion_of_the_first_version(
+        departments: dict[str, Any], catalog: None) -> None:
+    """With a sequencer plan on the trend and the cluster's nodes owned, a year's demand is the new fit's median
+    converted to the plan's reference core by clock, plus the plan's core-hours: what the paths add."""
+    import yaml as pyyaml
+
+    from forecasts.accounting.models import ClusterCapacity
+    from forecasts.demand.plans import plan_from_document, plan_of, plan_save
+    from forecasts.demand.series import SeriesSpec
+    from forecasts.models import Cluster
+    from planner.designs.forecast_links import design_use_newest_forecasts, whole_plan_years
+    from planner.designs.services_paths import design_from_forecast
+
+    text = (Path(__file__).resolve().parent.parent / "fixtures" / "minerva_sequencer_plan.yaml").read_text()
+    for old, new in (("2019-", "2030-"), ("2015-", "2026-"), ("2013-", "2024-")):
+        text = text.replace(old, new)
+    row = plan_save(plan_from_document(pyyaml.safe_load(text) | {"name": "plan", "department": "ggs"}),
+                    source="test")[0]
+    usage_history(departments, months=48)
+    minerva = Cluster.objects.get(name="minerva")
+    ClusterCapacity.objects.create(cluster=minerva, effective_from=date(2021, 6, 1), cores=2560, nodes=40)
+    spec = SeriesSpec("core_hours", cluster=minerva, exclude_department=departments["genomics"])
+    old = forecast_fit_create(spec, horizon_months=36, through=date(2023, 6, 1))
+    design = design_from_forecast(fit=old, start_year=2024, end_year=2025, plan=row, node_type="ivy-bridge")
+    links = design.scenario["uncertainty"]["forecast"]
+    factor = links["cluster_clock_ghz"] / plan_of(row).reference_clock_ghz
+    assert factor != 1.0
+    new = forecast_fit_create(spec, horizon_months=36)
+    v2 = design_use_newest_forecasts(design=design)
+    plan_hours = {p.year: p.core_hours for p in whole_plan_years(plan_of(row))}
+    medians = {int(y["year"]): float(y["median"]) for y in new.yearly}
+    for r in v2.scenario["demand"]:
+        assert r["core_hours"] == pytest.approx(medians[r["year"]] * factor + plan_hours.get(r["year"], 0.0),
+                                                abs=0.5)
+    assert v2.scenario["existing"] == design.scenario["existing"]
+    assert v2.scenario["uncertainty"]["forecast"] == links | {"core_fit": new.pk}

@@ -120,3 +120,100 @@ def judged_on(fit: ForecastFit) -> str:
         return "judged on its sample paths"
     return (f"judged on the entered growth rate's single path ({rate:g} % a year, no interval): no uncertainty, "
             f"each year holds or falls short")
+
+
+# ---- the typed-in demand a linked fit gives: its yearly medians -------------------------------------
+
+def whole_years(fit: ForecastFit, years: list[int]) -> dict[int, dict[str, Any]]:
+    """The fit's whole-year figures for ``years``; PathsError naming the years it has none for."""
+    by_year = {int(y["year"]): y for y in (fit.yearly or []) if y.get("complete", True) and not y.get("partial")}
+    missing = [y for y in years if y not in by_year]
+    if missing:
+        raise PathsError(f"forecast fit #{fit.pk} has no whole-year figure for {', '.join(map(str, missing))}: "
+                         f"choose years inside its horizon")
+    return {y: by_year[y] for y in years}
+
+
+def core_hours_by_year(fit: ForecastFit, years: list[int], factor: float = 1.0,
+                       plan_hours: dict[int, float] | None = None) -> dict[int, float]:
+    """Each year's typed-in core-hours from a core-hours fit: its yearly median (x ``factor``, the cluster's core
+    on the plan's reference core) plus the sequencer plan's core-hours, as the demand paths add them."""
+    plan_hours = plan_hours or {}
+    return {y: float(row["median"]) * factor + plan_hours.get(y, 0.0) for y, row in whole_years(fit, years).items()}
+
+
+def storage_tb_by_year(fit: ForecastFit, years: list[int], plan_tb: dict[int, float] | None = None) -> dict[int, float]:
+    """Each year's typed-in storage (TB) from a PB-stored fit: its year-end median plus the plan's TB stored."""
+    from forecasts.units import TB_PER_PB
+
+    plan_tb = plan_tb or {}
+    return {y: float(row["median"]) * TB_PER_PB + plan_tb.get(y, 0.0) for y, row in whole_years(fit, years).items()}
+
+
+def _rename(text: str, moved: dict[int, int]) -> str:
+    import re
+
+    for old, new in moved.items():
+        text = re.sub(rf"\bforecast #{old}\b", f"forecast #{new}", text)
+    return text
+
+
+def design_use_newest_forecasts(*, design: Any, user: Any = None) -> Any:
+    """A new version of the design whose ``uncertainty.forecast`` names the newest fits (the old stays), with its
+    typed-in demand rebuilt from them as starting a design from a forecast builds it (core-hours: the new fit's
+    yearly medians, on the plan's reference core, plus the plan's core-hours; storage: the new storage fit's
+    year-end medians plus the plan's TB) and its name and description naming the new fits. The design's other
+    figures stay. PathsError when a new fit does not cover the design's years."""
+    import yaml
+
+    from forecasts.demand.models import SequencerPlan
+    from forecasts.demand.plans import plan_of
+    from planner.designs.services import design_create
+
+    data = dict(design.scenario)
+    unc = dict(data.get("uncertainty") or {})
+    links = dict(unc.get("forecast") or {})
+    newer = newer_fits(links)
+    if not newer:
+        return None
+    old_links = dict(links)
+    moved = {int(links[k]): v for k, v in newer.items()}
+    links |= newer
+    unc["forecast"] = links
+    data["uncertainty"] = unc
+    horizon = data.get("horizon") or {}
+    years = list(range(int(horizon["start_year"]), int(horizon["end_year"]) + 1))
+    plan_rows: dict[int, PlanYear] = {}
+    factor = 1.0
+    if "sequencer_plan" in links:
+        row = SequencerPlan.objects.filter(pk=links["sequencer_plan"]).first()
+        if row is None:
+            raise PathsError(f"uncertainty.forecast: no sequencer plan #{links['sequencer_plan']}")
+        plan = plan_of(row)
+        plan_rows = {p.year: p for p in whole_plan_years(plan)}
+        if links.get("cluster_clock_ghz"):  # the trend converted to the plan's core, as the paths convert it
+            factor = float(links["cluster_clock_ghz"]) / plan.reference_clock_ghz
+    figures: dict[str, dict[int, float]] = {}
+    if "core_fit" in newer:
+        figures["core_hours"] = core_hours_by_year(linked_fit(newer["core_fit"], "core_hours"), years, factor,
+                                                   {y: float(p.core_hours) for y, p in plan_rows.items()})
+    if "storage_fit" in newer:
+        figures["storage_tb"] = storage_tb_by_year(linked_fit(newer["storage_fit"], "storage_pb"), years,
+                                                   {y: float(p.storage_tb) for y, p in plan_rows.items()})
+    rows = {int(r["year"]): dict(r) for r in data.get("demand") or []}
+    for y in years:
+        rows.setdefault(y, {"year": y}).update({q: by_year[y] for q, by_year in figures.items()})
+    data["demand"] = [rows[y] for y in sorted(rows)]
+    for key in ("name", "description"):
+        if isinstance(data.get(key), str):
+            data[key] = _rename(data[key], moved)
+    old_core = ForecastFit.objects.filter(pk=old_links["core_fit"]).first() if "core_fit" in newer else None
+    if old_core is not None and isinstance(data.get("description"), str):  # an entered rate's one path, or not
+        data["description"] = data["description"].replace(
+            judged_on(old_core), judged_on(linked_fit(newer["core_fit"], "core_hours")))
+    rebuilt = "; ".join(f"demand {q} {years[0]}-{years[-1]} rebuilt from forecast #{newer[k]}'s yearly medians"
+                        for q, k in (("core_hours", "core_fit"), ("storage_tb", "storage_fit")) if k in newer)
+    text = (f"# v{design.version + 1}: uncertainty.forecast moved to the newest fits "
+            f"({', '.join(f'{k} #{v}' for k, v in newer.items())}); {rebuilt}\n")
+    text += yaml.safe_dump(data, sort_keys=False)
+    return design_create(text=text, user=user, parent=design)

@@ -18,7 +18,9 @@ from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.paths import DemandPaths, PathsError, PlanYear, combine, year_end_levels, yearly_totals
 from forecasts.demand.plans import plan_of, trend_holds_sequencing
 from forecasts.units import TB_PER_PB
-from planner.designs.forecast_links import (
+from planner.designs.forecast_links import (  # noqa: F401 (design_use_newest_forecasts: the pages' import)
+    core_hours_by_year,
+    design_use_newest_forecasts,
     entered_rate,
     entered_rate_fits,
     fit_paths,
@@ -26,6 +28,7 @@ from planner.designs.forecast_links import (
     linked_fit,
     newer_fits,
     whole_plan_years,
+    whole_years,
 )
 from planner.designs.inventory import CapacityStep, Inventory, existing_nodes, node_type_of
 from planner.designs.labels import forecast_scope, labels_for
@@ -130,26 +133,6 @@ def _labelled(chance: dict[str, Any]) -> dict[str, Any]:
     """``labels``: each constraint of the report as a person reads it, with its unit ("Storage (TB)")."""
     names = dict.fromkeys(c["constraint"] for y in chance["report"]["years"] for c in y["constraints"])
     return chance | {"labels": labels_for(list(names))}
-
-
-def design_use_newest_forecasts(*, design: Any, user: Any = None) -> Any:
-    """A new version of the design whose ``uncertainty.forecast`` names the newest fits (the old stays)."""
-    import yaml
-
-    from planner.designs.services import design_create
-
-    data = dict(design.scenario)
-    unc = dict(data.get("uncertainty") or {})
-    links = dict(unc.get("forecast") or {})
-    newer = newer_fits(links)
-    if not newer:
-        return None
-    links |= newer
-    unc["forecast"] = links
-    data["uncertainty"] = unc
-    text = (f"# v{design.version + 1}: uncertainty.forecast moved to the newest fits "
-            f"({', '.join(f'{k} #{v}' for k, v in newer.items())})\n" + yaml.safe_dump(data, sort_keys=False))
-    return design_create(text=text, user=user, parent=design)
 
 
 def whole_future_years(fit: ForecastFit) -> list[int]:
@@ -306,12 +289,8 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
 
     from planner.designs.services import design_create
 
-    by_year = {int(y["year"]): y for y in (fit.yearly or []) if y.get("complete", True) and not y.get("partial")}
     years = list(range(start_year, end_year + 1))
-    missing = [y for y in years if y not in by_year]
-    if missing:
-        raise PathsError(f"forecast fit #{fit.pk} has no whole-year figure for {', '.join(map(str, missing))}: "
-                         f"choose years inside its horizon")
+    whole_years(fit, years)
     seq = plan_of(plan) if plan is not None else None
     plan_hours = {p.year: float(p.core_hours) for p in whole_plan_years(seq)} if seq is not None else {}
     plan_on = _check_plan_on(fit, plan, plan_on_top, adds=any(plan_hours.get(y, 0.0) > 0 for y in years))
@@ -351,8 +330,7 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
         comment += ("# demand core_hours: the forecast's yearly median (on the plan's reference core) plus the plan's "
                     "core-hours in its whole years\n")
     data |= {
-        "demand": [{"year": y, "core_hours": float(by_year[y]["median"]) * factor + plan_hours.get(y, 0.0)}
-                   for y in years],
+        "demand": [{"year": y, "core_hours": v} for y, v in core_hours_by_year(fit, years, factor, plan_hours).items()],
         "constraints": {"off": ["storage_tb", "genomes_per_day", "ingest_tb_per_day", "files"]},
         "uncertainty": {"paths": 1000, "seed": 0, "forecast": links},
         "optimize": {"service_level": 0.9},

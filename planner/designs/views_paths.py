@@ -79,7 +79,7 @@ def design_use_newest(request: HttpRequest, pk: int) -> HttpResponse:
     design = get_object_or_404(Design, pk=pk)
     try:
         new = design_use_newest_forecasts(design=design, user=request.user)
-    except (ScenarioError, CatalogImportError) as exc:
+    except (ScenarioError, CatalogImportError, PathsError) as exc:
         messages.error(request, f"Cannot make the new version: {exc}")
         return redirect("designs:detail", pk=pk)
     if new is None:
