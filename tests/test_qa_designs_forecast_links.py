@@ -185,3 +185,48 @@ def test_the_rebuilt_demand_keeps_the_plan_and_the_clock_conversion_of_the_first
                                                 abs=0.5)
     assert v2.scenario["existing"] == design.scenario["existing"]
     assert v2.scenario["uncertainty"]["forecast"] == links | {"core_fit": new.pk}
+
+
+def test_a_newer_forecast_is_said_in_words_near_the_top_and_demand_figures_are_rounded(
+        client: Client, departments: dict[str, Any], planner_user: Any, catalog: None) -> None:
+    """The notice sat below the chance table, far below the fold, and read 'core_fit #13' (a key name); the
+    generated scenario printed core_hours: 25961252.370948516."""
+    from planner.designs.services import design_evaluate
+
+    usage_history(departments, months=48)
+    spec = spec_from_names(metric="core_hours", cluster="minerva")
+    old = forecast_fit_create(spec, horizon_months=36)
+    login(client, planner_user).post(f"/designs/from-forecast/{old.pk}/", {})
+    design = Design.objects.latest("pk")
+    assert all(isinstance(r["core_hours"], int) for r in design.scenario["demand"])
+    assert "core_hours: " in design.scenario_yaml
+    for line in design.scenario_yaml.splitlines():
+        if "core_hours:" in line:
+            assert "." not in line.split("core_hours:", 1)[1], line  # whole core-hours
+    design_evaluate(design=design)
+    assert 'id="newer-forecast"' not in client.get(f"/designs/{design.pk}/").content.decode()
+    new = forecast_fit_create(spec, horizon_months=36)
+    html = client.get(f"/designs/{design.pk}/").content.decode()
+    notice = html.split('id="newer-forecast"', 1)[1].split("</form>", 1)[0]
+    made = new.created_at.strftime("%Y-%m-%d")
+    words = " ".join(notice.split())
+    assert f'A newer core-hours forecast (<a href="/forecasts/fits/{new.pk}/">#{new.pk}</a>, made {made}) exists' \
+           in words and f"(#{old.pk})" in words and "Make a new version from it" in words
+    assert "stay viewable" in words and "core_fit" not in html.split('id="chance"', 1)[0]
+    # near the top: before the key figures and the year table, not below the chance table
+    assert html.index('id="newer-forecast"') < html.index('class="kpis"') < html.index('id="chance"')
+    client.post(f"/designs/{design.pk}/newest-forecasts/")
+    v2 = Design.objects.latest("pk")
+    assert 'id="newer-forecast"' not in client.get(f"/designs/{v2.pk}/").content.decode()
+    html_old = client.get(f"/designs/{design.pk}/").content.decode()  # the old version: a newer version exists
+    assert 'id="newer-forecast"' not in html_old and f"/designs/{v2.pk}/" in html_old
+
+
+def test_a_fan_of_one_path_draws_no_empty_bands() -> None:
+    from planner.designs.charts_paths import demand_fan
+
+    result = {"years": [{"year": 2025, "normalised_core_hours_at_target": 2e6}]}
+    one = demand_fan(result, {"core_hours": {2025: [3e6] * 5}}, "core_hours")
+    assert [t["name"] for t in one["data"]] == ["capacity", "demand (one path, no uncertainty)"]
+    fan = demand_fan(result, {"core_hours": {2025: [1e6, 2e6, 3e6, 4e6, 5e6]}}, "core_hours")
+    assert [t["name"] for t in fan["data"]] == ["capacity", "demand 5–95%", "demand 10–90%", "demand median"]

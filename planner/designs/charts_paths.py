@@ -36,6 +36,8 @@ def demand_fan(result: dict[str, Any], quantiles: dict[str, dict[Any, list[float
          "name": "demand median", "line": {"color": DEMAND, "width": 3, "dash": "dash"},
          "hovertemplate": "%{y:,.1f} median demand"},
     ]
+    if years and all(q[y][0] == q[y][4] for y in years):  # one path (an entered growth rate): no band to draw
+        data = [data[0], data[3] | {"name": "demand (one path, no uncertainty)"}]
     label = {"core_hours": "Compute (reference core)", "storage_tb": "Storage",
              "genomes_per_day": "Genomes/day"}[constraint]
     return {"data": data, "layout": _layout(f"{label}: capacity against the demand fan", title)}

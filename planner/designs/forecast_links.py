@@ -122,6 +122,19 @@ def judged_on(fit: ForecastFit) -> str:
             f"each year holds or falls short")
 
 
+def newer_forecasts(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+    """The design page's notice: per linked fit with a newer one of the same series, what it forecasts in words,
+    the newer fit's id and when it was made, and the fit the design is judged on (``old``)."""
+    unc = scenario.get("uncertainty") or {}
+    links = unc.get("forecast") if isinstance(unc, dict) else None
+    if not isinstance(links, dict):
+        return []
+    newer = newer_fits(links)
+    made = dict(ForecastFit.objects.filter(pk__in=newer.values()).values_list("pk", "created_at"))
+    what = {"core_fit": "core-hours", "storage_fit": "storage"}
+    return [{"what": what[k], "pk": pk, "made": made.get(pk), "old": links[k]} for k, pk in newer.items()]
+
+
 # ---- the typed-in demand a linked fit gives: its yearly medians -------------------------------------
 
 def whole_years(fit: ForecastFit, years: list[int]) -> dict[int, dict[str, Any]]:
@@ -135,11 +148,13 @@ def whole_years(fit: ForecastFit, years: list[int]) -> dict[int, dict[str, Any]]
 
 
 def core_hours_by_year(fit: ForecastFit, years: list[int], factor: float = 1.0,
-                       plan_hours: dict[int, float] | None = None) -> dict[int, float]:
+                       plan_hours: dict[int, float] | None = None) -> dict[int, int]:
     """Each year's typed-in core-hours from a core-hours fit: its yearly median (x ``factor``, the cluster's core
-    on the plan's reference core) plus the sequencer plan's core-hours, as the demand paths add them."""
+    on the plan's reference core) plus the sequencer plan's core-hours, as the demand paths add them, in whole
+    core-hours (the scenario YAML printed 25961252.370948516; the paths themselves are not rounded)."""
     plan_hours = plan_hours or {}
-    return {y: float(row["median"]) * factor + plan_hours.get(y, 0.0) for y, row in whole_years(fit, years).items()}
+    return {y: round(float(row["median"]) * factor + plan_hours.get(y, 0.0))  # whole core-hours, as a planner types
+            for y, row in whole_years(fit, years).items()}
 
 
 def storage_tb_by_year(fit: ForecastFit, years: list[int], plan_tb: dict[int, float] | None = None) -> dict[int, float]:
@@ -147,7 +162,8 @@ def storage_tb_by_year(fit: ForecastFit, years: list[int], plan_tb: dict[int, fl
     from forecasts.units import TB_PER_PB
 
     plan_tb = plan_tb or {}
-    return {y: float(row["median"]) * TB_PER_PB + plan_tb.get(y, 0.0) for y, row in whole_years(fit, years).items()}
+    return {y: round(float(row["median"]) * TB_PER_PB + plan_tb.get(y, 0.0), 3)  # to the GB
+            for y, row in whole_years(fit, years).items()}
 
 
 def _rename(text: str, moved: dict[int, int]) -> str:
@@ -193,7 +209,7 @@ def design_use_newest_forecasts(*, design: Any, user: Any = None) -> Any:
         plan_rows = {p.year: p for p in whole_plan_years(plan)}
         if links.get("cluster_clock_ghz"):  # the trend converted to the plan's core, as the paths convert it
             factor = float(links["cluster_clock_ghz"]) / plan.reference_clock_ghz
-    figures: dict[str, dict[int, float]] = {}
+    figures: dict[str, dict[int, Any]] = {}
     if "core_fit" in newer:
         figures["core_hours"] = core_hours_by_year(linked_fit(newer["core_fit"], "core_hours"), years, factor,
                                                    {y: float(p.core_hours) for y, p in plan_rows.items()})

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST
 from planner.designs import charts, compare_why
 from planner.designs.charts_paths import worst_year
 from planner.designs.compare_chance import chance_compare
+from planner.designs.forecast_links import newer_forecasts
 from planner.designs.labels import (
     any_figure,
     check_label,
@@ -132,6 +133,7 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
                            "runs": [{"run": r, "status": run_status(r.status, r.result, design.scenario, r.message)}
                                     for r in design.optimizer_runs.all()[:10]],
                            "newer": design.revisions.order_by("-version").first(),
+                           "newer_forecasts": newer_forecasts(design.scenario),
                            # a design with nothing bought states a problem: the plan the optimiser found for it
                            "solved_by": None if design.scenario.get("purchases") else design.optimizer_runs.filter(
                                result_design__isnull=False).select_related("result_design").first()}

@@ -127,7 +127,7 @@ def test_a_design_started_from_a_forecast_is_judged_on_its_paths_and_follows_new
         assert absent not in table  # neither genomics nor storage in this design: no rows of zeros
     newer = forecast_fit_create(SeriesSpec("core_hours"), horizon_months=36)
     html = client.get(f"/designs/{design.pk}/").content.decode()
-    assert f"core_fit #{newer.pk}" in html
+    assert f'A newer core-hours forecast (<a href="/forecasts/fits/{newer.pk}/">#{newer.pk}</a>, made' in html
     resp = client.post(f"/designs/{design.pk}/newest-forecasts/")
     v2 = Design.objects.get(parent=design)
     assert v2.scenario["uncertainty"]["forecast"]["core_fit"] == newer.pk and v2.version == design.version + 1
