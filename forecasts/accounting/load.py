@@ -277,6 +277,8 @@ def _load_batch(run_id: int, cluster_id: int, batch: Batch, unassigned_id: int,
     with transaction.atomic(), connection.cursor() as cursor, _batch_settings(cursor, restore=nested):
         if batch.jobs:
             cursor.execute(_STAGING_DDL)
+            if nested:  # no commit between batches empties it: the last batch's rows would be loaded again
+                cursor.execute("TRUNCATE ingest_staging")
             with cursor.copy(f"COPY ingest_staging ({', '.join(_q(c) for c in STAGING_COLUMNS)}) FROM STDIN") as cp:
                 cp.write(batch.rows)
             cursor.execute(

@@ -367,3 +367,19 @@ def test_a_batch_inside_a_callers_transaction_leaves_its_planner_settings_behind
     run = ingest("slurm", _write(tmp_path / "jobs.txt", list(lines)), cluster="settings")
     assert run.jobs_ingested == 200
     assert settings() == before
+
+
+@pytest.mark.django_db
+def test_two_loads_inside_one_transaction_store_each_file_once_under_its_own_cluster(tmp_path: Path) -> None:
+    """The staging table empties on commit; a caller's transaction around two loads (a test, a wrapping
+    request) left the first file's rows there, and the second load stored them again under its cluster."""
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("".join(slurm_lines(50, start=datetime(2024, 1, 1, tzinfo=UTC), end=datetime(2024, 2, 1,
+                                                                                                   tzinfo=UTC))))
+    second.write_text("".join(slurm_lines(30, start=datetime(2024, 3, 1, tzinfo=UTC), end=datetime(2024, 4, 1,
+                                                                                                    tzinfo=UTC),
+                                          seed=2, first_job_id=5_000_000)))
+    ingest_run_execute(ingest_run_create(cluster_name="one", fmt="slurm", paths=[first]).pk)
+    ingest_run_execute(ingest_run_create(cluster_name="two", fmt="slurm", paths=[second]).pk)
+    assert Job.objects.filter(cluster__name="one").count() == 50
+    assert Job.objects.filter(cluster__name="two").count() == 30
