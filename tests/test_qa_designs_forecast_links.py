@@ -230,3 +230,23 @@ def test_a_fan_of_one_path_draws_no_empty_bands() -> None:
     assert [t["name"] for t in one["data"]] == ["capacity", "demand (one path, no uncertainty)"]
     fan = demand_fan(result, {"core_hours": {2025: [1e6, 2e6, 3e6, 4e6, 5e6]}}, "core_hours")
     assert [t["name"] for t in fan["data"]] == ["capacity", "demand 5–95%", "demand 10–90%", "demand median"]
+
+
+def test_a_saved_plan_s_new_version_keeps_the_quoted_name_of_the_design_it_was_bought_for(
+        departments: dict[str, Any], catalog: None) -> None:
+    """An optimised plan's description quotes the design it was bought for: that design keeps its name, so the
+    quote keeps 'forecast #old' while the plan's own words move to the new fit."""
+    from planner.designs.forecast_links import design_use_newest_forecasts
+    from planner.designs.services_paths import design_from_forecast
+
+    usage_history(departments, months=48)
+    spec = spec_from_names(metric="core_hours", cluster="minerva")
+    old = forecast_fit_create(spec, horizon_months=36)
+    design = design_from_forecast(fit=old, start_year=2024, end_year=2025)
+    quoted = f'The optimiser chose for "Design for minerva from forecast #{old.pk}". '
+    design.scenario["description"] = quoted + design.scenario["description"]
+    design.save(update_fields=["scenario"])
+    new = forecast_fit_create(spec, horizon_months=36)
+    v2 = design_use_newest_forecasts(design=design)
+    assert v2.scenario["description"].startswith(quoted)
+    assert f"Demand from the core-hours forecast #{new.pk} (minerva)" in v2.scenario["description"]

@@ -167,11 +167,15 @@ def storage_tb_by_year(fit: ForecastFit, years: list[int], plan_tb: dict[int, fl
 
 
 def _rename(text: str, moved: dict[int, int]) -> str:
+    """'forecast #old' -> 'forecast #new', outside double quotes: a quoted name is another design's (an optimised
+    plan's description quotes the design it was bought for, which keeps its name)."""
     import re
 
-    for old, new in moved.items():
-        text = re.sub(rf"\bforecast #{old}\b", f"forecast #{new}", text)
-    return text
+    parts = text.split('"')
+    for i in range(0, len(parts), 2):
+        for old, new in moved.items():
+            parts[i] = re.sub(rf"\bforecast #{old}\b", f"forecast #{new}", parts[i])
+    return '"'.join(parts)
 
 
 def design_use_newest_forecasts(*, design: Any, user: Any = None) -> Any:
