@@ -37,6 +37,21 @@ def logs_partial_month(cluster: Cluster | None = None, *, cluster_name: str | No
     return last_day.replace(day=1), latest_end
 
 
+def logs_partial_months() -> dict[date, datetime]:
+    """Every month some cluster's logs end inside, with the earliest such end: with clusters whose logs end
+    at different times, each one's last month is usage so far (chargeback marks it partial and prorates its
+    storage to the days every cluster covers), not only the latest cluster's. One query."""
+    ends = (IngestRun.objects.filter(status=IngestRun.Status.COMPLETED).values("cluster_id")
+            .annotate(m=Max("last_end")).values_list("m", flat=True))
+    months: dict[date, datetime] = {}
+    for end in ends:
+        if end is None or (end.date() + timedelta(days=1)).day == 1:
+            continue  # no load, or the logs reach the month's last day
+        month = end.date().replace(day=1)
+        months[month] = min(months.get(month, end), end)
+    return dict(sorted(months.items()))
+
+
 def other_zones(run: IngestRun) -> list[str]:
     """The time zones the cluster's other completed runs read local times in, where they differ from ``run``'s.
 

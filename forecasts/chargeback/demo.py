@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import transaction
 
 from forecasts.accounting.models import Department
-from forecasts.accounting.selectors import logs_partial_month
+from forecasts.accounting.selectors import logs_partial_months
 from forecasts.chargeback.models import (
     ComputeRate,
     DepartmentAdjustment,
@@ -117,10 +117,10 @@ DEMO_MONTHS = 12
 
 def demo_months() -> list[date]:
     """The last DEMO_MONTHS whole months with usage, then the month the logs end inside, if any."""
-    partial = logs_partial_month()
+    partial = logs_partial_months()
     months = months_with_usage()
-    whole = [m for m in months if partial is None or m != partial[0]]
-    return whole[-DEMO_MONTHS:] + [m for m in months if partial is not None and m == partial[0]]
+    whole = [m for m in months if m not in partial]
+    return whole[-DEMO_MONTHS:] + [m for m in months if m in partial and (not whole or m > whole[-1])]
 
 
 def demo_load(log: Callable[[str], None]) -> None:

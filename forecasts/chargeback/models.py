@@ -151,7 +151,7 @@ class Statement(models.Model):
     cap_usd = models.DecimalField(**MONEY, default=Decimal(0))
     total_usd = models.DecimalField(**MONEY, default=Decimal(0))
     notes = models.JSONField(default=list, blank=True, help_text="what a reader must know (missing scans, rates)")
-    _logs_partial: tuple[date, datetime] | None  # logs_partial_month(), read once (see logs_end)
+    _logs_partial: dict[date, datetime]  # logs_partial_months(), read once (see logs_end)
 
     class Meta:
         ordering = ["-month", "department__name", "-version"]
@@ -171,14 +171,13 @@ class Statement(models.Model):
     @property
     def logs_end(self) -> datetime | None:
         """When the accounting logs end, if they end inside this statement's month (None: they cover it
-        whole); the one rule is forecasts.accounting.selectors.logs_partial_month, read once per statement
-        (``statements_logs_end`` reads it once for a list)."""
+        whole); the one rule is forecasts.accounting.selectors.logs_partial_months (any cluster's logs ending
+        inside the month), read once per statement (``statements_logs_end`` reads it once for a list)."""
         if not hasattr(self, "_logs_partial"):
-            from forecasts.accounting.selectors import logs_partial_month
+            from forecasts.accounting.selectors import logs_partial_months
 
-            self._logs_partial = logs_partial_month()
-        partial = self._logs_partial
-        return partial[1] if partial is not None and partial[0] == self.month else None
+            self._logs_partial = logs_partial_months()
+        return self._logs_partial.get(self.month)
 
     @property
     def in_progress(self) -> bool:
@@ -223,10 +222,10 @@ class Statement(models.Model):
 
 def statements_logs_end(statements: Iterable[Statement]) -> list[Statement]:
     """The statements, each knowing where the logs end from one read (not one read per statement)."""
-    from forecasts.accounting.selectors import logs_partial_month
+    from forecasts.accounting.selectors import logs_partial_months
 
     rows = list(statements)
-    partial = logs_partial_month() if rows else None
+    partial = logs_partial_months() if rows else {}
     for statement in rows:
         statement._logs_partial = partial
     return rows

@@ -11,7 +11,7 @@ from django.db.models import Count, QuerySet, Sum
 from django.http import Http404
 
 from forecasts.accounting.models import Department, UsageMonthly
-from forecasts.accounting.selectors import logs_partial_month
+from forecasts.accounting.selectors import logs_partial_months
 from forecasts.chargeback.models import Statement, StatementLine, statements_logs_end
 from planner.roles import scope_by_department
 
@@ -110,8 +110,8 @@ def default_year(user: Any, department: Department) -> int | None:
     the logs end inside bills the usage so far), else of its latest statement; None without statements."""
     months = list(statements_visible(user).filter(department=department, is_current=True)
                   .order_by("-month").values_list("month", flat=True).distinct())
-    partial = logs_partial_month()
-    whole = [m for m in months if partial is None or m != partial[0]]
+    partial = logs_partial_months()
+    whole = [m for m in months if m not in partial]
     return (whole or months)[0].year if months else None
 
 

@@ -35,7 +35,7 @@ from django.db import connection, transaction
 from django.db.models import Max
 
 from forecasts.accounting.models import Department, Project, UsageMonthly
-from forecasts.accounting.selectors import logs_partial_month
+from forecasts.accounting.selectors import logs_partial_months
 from forecasts.chargeback import rates as core
 from forecasts.chargeback.holdings import StorageHolding, storage_holdings
 from forecasts.chargeback.models import (
@@ -315,17 +315,17 @@ def _add_storage_lines(month: date, rates: PlanRates, result: dict[int, Departme
     (forecasts/chargeback/months.py), so storage and compute bill the same days so far."""
     found = storage_holdings(month, rates.plan.storage_between_scans)
     holdings = found.by_department
-    partial = logs_partial_month()
-    covered = logs_cover(month, partial[1]) if partial is not None and partial[0] == month else None
+    end = logs_partial_months().get(month)  # the earliest cluster's end inside this month
+    covered = logs_cover(month, end) if end is not None else None
     for dept, dm in result.items():
         if not holdings:
             dm.notes.append(NO_STORAGE_NOTE)
             continue
         held = {h.filesystem for h in holdings.get(dept, [])}
         dm.notes += [f"Storage on {fs}: {basis}." for fs, basis in sorted(found.notes.items()) if fs in held]
-        if covered and held and partial:
+        if covered and held and end is not None:
             dm.notes.append(f"Storage billed for {covered[0]} of {covered[1]} days: the accounting logs end on "
-                            f"{partial[1].day} {partial[1]:%B %Y}, so this statement bills the usage so far.")
+                            f"{end.day} {end:%B %Y}, so this statement bills the usage so far.")
         for h in holdings.get(dept, []):
             rate = core.resolve_storage_rate(rates.storage, h.filesystem, h.tier)
             exact = core.storage_charge_usd(h.tb, rate) if rate else Decimal(0)

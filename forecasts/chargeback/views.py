@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from forecasts.accounting.models import Department, Institution, Project
-from forecasts.accounting.selectors import logs_end, logs_partial_month
+from forecasts.accounting.selectors import logs_end, logs_partial_months
 from forecasts.chargeback import selectors as sel
 from forecasts.chargeback.charts import ytd_figure
 from forecasts.chargeback.exports import statement_csv, statement_pdf, statement_xlsx
@@ -86,14 +86,15 @@ def index(request: HttpRequest) -> HttpResponse:
         return render(request, "chargeback/empty.html", context)
     # the logs may end inside the latest month (exported on the 6th): its statements bill the usage so far, so
     # the page opens on the latest whole month and marks that one (as the dashboard does)
-    partial = logs_partial_month()
-    whole = [m for m in months if partial is None or m != partial[0]]
+    partials = logs_partial_months()
+    whole = [m for m in months if m not in partials]
     month = _month_param(request, whole[0] if whole else months[0])
+    partial = (month, partials[month]) if month in partials else None
     statements = sel.month_overview(request.user, month) if month else []
     unassigned = [s for s in statements if s.department.code == Department.UNASSIGNED_CODE]
     context.update({"month": month, "statements": statements, "totals": sel.totals(statements),
                     "departments_count": len(statements) - len(unassigned), "unassigned": unassigned,
-                    "partial": partial, "logs_end_inside": partial is not None and month == partial[0],
+                    "partial": partial, "partial_months": list(partials), "logs_end_inside": partial is not None,
                     "provisional": bool(month) and month_is_provisional(month, timezone.now().date()),
                     "no_storage": bool(statements) and all(NO_STORAGE_NOTE in s.notes for s in statements)})
     if month and not statements:  # nothing computed for this month: say whether there is usage to compute

@@ -12,7 +12,7 @@ from django.db import connection
 from django.db.models import Count, Max, Q, Sum
 
 from forecasts.accounting.models import Cluster, Department
-from forecasts.accounting.selectors import logs_partial_month
+from forecasts.accounting.selectors import logs_partial_month, logs_partial_months
 from forecasts.chargeback.models import Statement
 from forecasts.demand.growth.calendar import add_months
 from forecasts.demand.horizon import whole_forecast_years
@@ -85,8 +85,8 @@ def chargeback_status(user: Any) -> dict[str, str]:
     """The latest whole month's statements: a month the logs end inside is billed so far, not comparable with
     whole months, so the card quotes the month before and names the partial one (as the headline figures)."""
     statements = scope_by_department(Statement.objects.filter(is_current=True), user)
-    partial = logs_partial_month()
-    whole = statements.filter(month__lt=partial[0]) if partial is not None else statements
+    partials = logs_partial_months()
+    whole = statements.exclude(month__in=list(partials))
     latest = whole.aggregate(m=Max("month"))["m"]
     if not latest:
         return {}
@@ -95,8 +95,9 @@ def chargeback_status(user: Any) -> dict[str, str]:
                                                  u=Count("pk", filter=bucket))
     line = (f"{latest:%B %Y}: ${month['t'] or 0:,.2f} across {month['n']} department statement"
             f"{'s' if month['n'] != 1 else ''}{' + Unassigned' if month['u'] else ''}")
-    if partial is not None and statements.filter(month=partial[0]).exists():
-        line += f" ({partial[0]:%B %Y} so far: partial, the logs end {partial[1]:%-d %B})"
+    later = [(m, end) for m, end in partials.items() if m > latest and statements.filter(month=m).exists()]
+    for m, end in later[-1:]:
+        line += f" ({m:%B %Y} so far: partial, the logs end {end:%-d %B})"
     return {"chargeback": line}
 
 

@@ -129,3 +129,26 @@ def test_each_cluster_counts_its_own_last_twelve_whole_months(tmp_path: Path, cl
     html = login(client, planner_user).get("/").content.decode()
     assert "each cluster's last 12 whole months" in html
     assert "March 2025 (logs ending 5 March), May 2026 (logs ending 9 May) are left out" in html
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_cluster_s_partial_month_is_partial_in_chargeback_too(tmp_path: Path, departments: Any) -> None:
+    """Chargeback read only the latest cluster's partial month: March 2025, where the first cluster's logs end
+    on the 5th, was billed as a whole month once a second cluster's logs ran into 2026."""
+    from decimal import Decimal
+
+    from forecasts.accounting.selectors import logs_partial_months
+    from forecasts.chargeback.models import Statement, statements_logs_end
+
+    _logs_until_6_march_2025(tmp_path, 500, datetime(2024, 6, 1, tzinfo=UTC))
+    late = tmp_path / "late.txt"
+    late.write_text("".join(slurm_lines(100, start=datetime(2025, 6, 1, tzinfo=UTC),
+                                        end=datetime(2026, 5, 10, tzinfo=UTC))))
+    ingest_run_execute(ingest_run_create(cluster_name="late", fmt="slurm", paths=[late]).pk)
+    assert list(logs_partial_months()) == [date(2025, 3, 1), date(2026, 5, 1)]
+    dept = departments["genomics"]
+    march, feb = (Statement.objects.create(department=dept, month=m, fingerprint=str(m), total_usd=Decimal("1"))
+                  for m in (date(2025, 3, 1), date(2025, 2, 1)))
+    march_, feb_ = statements_logs_end([march, feb])
+    assert march_.is_provisional and march_.logs_end is not None and march_.logs_end.day == 5
+    assert feb_.logs_end is None
