@@ -58,11 +58,13 @@ def load_design_from_forecast(log: Callable[[str], None]) -> None:
     core-hours forecast (all departments), owning the cluster's recorded nodes (64-core: the catalog's
     amd-interlagos, the only node type that wide), the design judged on the forecast's paths, and its 90% plan
     bought and saved as a design (the grant report on the cluster is written on it: planner.reports.demo)."""
+    from forecasts.accounting.demo import CLUSTER
     from forecasts.demand.models import ForecastFit
 
-    fit = (ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS, cluster__isnull=False,
-                                      department__isnull=True, exclude_department__isnull=True)
-           .order_by("-created_at").first())
+    fits = ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS, cluster__isnull=False,
+                                      department__isnull=True, exclude_department__isnull=True).order_by("-created_at")
+    # the demo cluster's first: with clusters of a site's own loaded beside it, the newest fit may be theirs
+    fit = fits.filter(cluster__name=CLUSTER).first() or fits.first()
     if fit is None:
         log("design from a forecast: skipped (no cluster core-hours forecast; the forecasts step fits them)")
         return

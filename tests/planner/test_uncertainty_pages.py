@@ -310,7 +310,7 @@ def test_the_demo_step_puts_the_narrow_design_on_paths_and_queues_a_90_percent_p
 
 
 def test_the_demo_step_starts_a_design_from_the_cluster_forecast_buys_its_90_percent_plan_and_reports_on_it(
-        departments: dict[str, Any], catalog: None) -> None:
+        departments: dict[str, Any], catalog: None, monkeypatch: pytest.MonkeyPatch) -> None:
     from forecasts.demand.series import SeriesSpec, forecast_fit_create
     from forecasts.models import Cluster
     from planner.designs.demo_paths import load_design_from_forecast
@@ -341,6 +341,18 @@ def test_the_demo_step_starts_a_design_from_the_cluster_forecast_buys_its_90_per
     load_design_from_forecast(log.append)  # idempotent: the same design, no second run, no second save
     assert Design.objects.filter(name__startswith="Design for minerva").count() == 2  # the design and its plan
     assert OptimizerRun.objects.filter(design=design).count() == 1
+    # a newer fit of another cluster loaded beside the demo's does not take the demo's design over
+    from forecasts.accounting import demo as accounting_demo
+    from forecasts.demand.models import ForecastFit
+
+    other = Cluster.objects.create(name="site-own")
+    site_fit = ForecastFit.objects.create(metric="core_hours", cluster=other, units="core-hours", values=[1.0],
+                               start=date(2020, 1, 1), through=date(2020, 1, 1), family="combined",
+                               selection="backtest", reason="a site's own", result={})
+    monkeypatch.setattr(accounting_demo, "CLUSTER", "minerva")
+    load_design_from_forecast(log.append)
+    assert not Design.objects.filter(name__startswith="Design for site-own").exists()
+    assert f"#{site_fit.pk}" not in log[-1] and f"#{fit.pk}" in log[-1]
 
     # the report on the cluster's own plan: its forecast, and the plan of the department whose sequencing it is
     from forecasts.demand.plans import plan_import_file
