@@ -8,6 +8,7 @@ GET /api/v1/ingestions/{id}/rejections/ pages through rejected records.
 from __future__ import annotations
 
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.urls import include, path, reverse
 from django.utils.text import slugify
@@ -36,11 +37,22 @@ from planner.roles import IsPlanner
 
 class IngestionIn(serializers.Serializer):
     file = serializers.FileField(help_text="The accounting file (plain, gzip, bzip2 or xz)")
-    format = serializers.ChoiceField(choices=[DETECT, *FORMATS], default=DETECT,
-                                     help_text="A format name, or 'detect' to read it from the content")
+    format = serializers.ChoiceField(
+        choices=[DETECT, *FORMATS], default=DETECT, help_text="A format name, or 'detect' to read it from the content",
+        error_messages={"invalid_choice": f'"{{input}}" is not a format; use one of: {", ".join([DETECT, *FORMATS])}.'})
     cluster = serializers.CharField(max_length=60, help_text="Cluster name (created if new)")
     timezone = serializers.CharField(max_length=64, required=False, allow_blank=True,
                                      help_text="IANA zone of local times in the log; default the cluster's")
+
+    def validate_timezone(self, value: str) -> str:
+        value = value.strip()
+        if value:
+            try:
+                ZoneInfo(value)
+            except (ValueError, ZoneInfoNotFoundError):
+                raise serializers.ValidationError(
+                    f"{value!r} is not a time zone; use an IANA name such as America/New_York or UTC.") from None
+        return value
 
     def validate_cluster(self, value: str) -> str:
         value = value.strip()

@@ -69,6 +69,15 @@ def test_api_uploads_are_checked(planner_user: Any, settings: Any) -> None:
     unknown = api.post("/api/v1/ingestions/", {"file": SimpleUploadedFile("a.txt", b"hello\n"),
                                                "cluster": "minerva"}, format="multipart")
     assert unknown.status_code == 400 and "could not be recognised" in unknown.json()["format"][0]
+    # a wrong format or zone is named under its own field, with what would be accepted
+    torque = api.post("/api/v1/ingestions/", {"file": SimpleUploadedFile("a.txt", SAMPLE.read_bytes()),
+                                              "cluster": "minerva", "format": "torque"}, format="multipart")
+    assert torque.status_code == 400 and "use one of: detect, " in torque.json()["format"][0]
+    assert "pbs" in torque.json()["format"][0]
+    zone = api.post("/api/v1/ingestions/", {"file": SimpleUploadedFile("a.txt", SAMPLE.read_bytes()),
+                                            "cluster": "minerva", "format": "slurm", "timezone": "Mars/Olympus"},
+                    format="multipart")
+    assert zone.status_code == 400 and "'Mars/Olympus' is not a time zone" in zone.json()["timezone"][0]
     settings.UPLOAD_MAX_BYTES = 100
     big = api.post("/api/v1/ingestions/", {"file": SimpleUploadedFile("a.txt", SAMPLE.read_bytes()),
                                            "cluster": "minerva", "format": "slurm"}, format="multipart")
