@@ -49,16 +49,28 @@ class ConfidenceCurve:
         return asdict(self)
 
 
+PATH_QUANTITIES = ("core_hours", "storage_tb", "genomes_per_day", "ingest_tb_per_day")
+
+
 def design_on_paths(design: Design, demand: Any) -> Design:
-    """The design with its yearly demand figures set to the paths' medians (single-figure checks)."""
-    med = {name: np.median(np.asarray(getattr(demand, name), dtype=float), axis=0)
-           for name in ("core_hours", "storage_tb", "genomes_per_day", "ingest_tb_per_day")}
+    """The design for a plan's single-figure checks: each year keeps the figures the design types in, and takes
+    the paths' median for a quantity it gives none for (demand that comes from a forecast or plan only).
+
+    The typed-in figures are the centre the paths are drawn around (the forecast's median plus the plan's
+    central figures, or the figures a random walk spreads), so the run page's "required" is the design page's;
+    the median of a finite draw differs from it by sampling noise (2,000,000 core-hours read 1,982,703) and,
+    under a plan's skewed spread, by the skew. The path-dependent constraints of a service-level plan are bought
+    on the paths themselves, whatever these figures are."""
+    med = {name: np.median(np.asarray(getattr(demand, name), dtype=float), axis=0) for name in PATH_QUANTITIES}
     years = {}
     for j, y in enumerate(demand.years):
         old = design.demand.get(y, YearDemand(y))
-        years[y] = replace(old, core_hours=float(med["core_hours"][j]), storage_tb=float(med["storage_tb"][j]),
-                           genomes_per_day=float(med["genomes_per_day"][j]),
-                           ingest_tb_per_day=float(med["ingest_tb_per_day"][j]))
+
+        def figure(name: str, j: int = j, old: YearDemand = old) -> float:
+            return float(getattr(old, name) or med[name][j])
+
+        years[y] = replace(old, core_hours=figure("core_hours"), storage_tb=figure("storage_tb"),
+                           genomes_per_day=figure("genomes_per_day"), ingest_tb_per_day=figure("ingest_tb_per_day"))
     return replace(design, demand=years)
 
 
