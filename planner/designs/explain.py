@@ -145,9 +145,34 @@ def memory_note(pm: PipelineModel, options: list[NodeOption]) -> str:
             f"({floor:.3g} GB a core), planned as if memory were no limit.")
 
 
+def nodes_bought(purchases: Any, year: int) -> dict[str, int]:
+    """The nodes a plan buys in ``year``, by node type (storage and flash lines left out)."""
+    out: dict[str, int] = {}
+    for p in purchases or []:
+        if p.year == year and p.node_type and p.count > 0:
+            out[p.node_type] = out.get(p.node_type, 0) + int(p.count)
+    return out
+
+
+def year_to_explain(purchases: Any, years: list[int]) -> tuple[int, str]:
+    """The year the 'why these nodes' card speaks about, of ``years`` (those with genomes to serve), and why: the
+    year the plan buys the most nodes in (the earliest of equals), else the last year. The first year, which a
+    plan's existing nodes often serve alone, said nothing about the node types the plan buys."""
+    counts = {y: sum(nodes_bought(purchases, y).values()) for y in years}
+    most = max(counts.values(), default=0)
+    if most > 0:
+        year = min(y for y, n in counts.items() if n == most)
+        what = ", ".join(f"{n:,} {t}" for t, n in sorted(nodes_bought(purchases, year).items(), key=lambda kv: -kv[1]))
+        return year, f"the year this plan buys the most nodes ({what})"
+    return max(years), "the last year (this plan buys no nodes for genomes)"
+
+
 def explain_year(design: Any, catalog: Any, pm: PipelineModel, year_eval: Any,
                  candidates: list[str] | None = None) -> dict[str, Any]:
-    """The design page's 'why these nodes' card for one evaluated year (a YearEvaluation or its dict)."""
+    """The design page's 'why these nodes' card for one evaluated year (a YearEvaluation or its dict).
+
+    ``chosen`` (the row marked and the break-even price) is the node type the plan buys most that year when it
+    serves genomes, else the one serving the most; ``top`` is the one serving the most (existing nodes too)."""
     def get(key: str) -> Any:
         return year_eval.get(key) if isinstance(year_eval, dict) else getattr(year_eval, key, None)
 
@@ -158,11 +183,16 @@ def explain_year(design: Any, catalog: Any, pm: PipelineModel, year_eval: Any,
     by_node: dict[str, float] = {n: g for n, g in dict(get("genomes_by_node") or {}).items() if g > 0}
     owned = set(by_node)
     options = node_options(design, catalog, pm, year, rho, owned, candidates)
+    bought = nodes_bought(getattr(design, "purchases", None), year)
     # serving nothing (no node type the design has meets the turnaround limit, say), the card names the node
     # type that would serve cheapest instead: the first eligible option
-    chosen = max(by_node, key=lambda n: by_node[n]) if by_node else (options[0].node if options else "")
+    top = max(by_node, key=lambda n: by_node[n]) if by_node else (options[0].node if options else "")
+    serving_bought = [n for n in sorted(bought, key=lambda n: -bought[n]) if n in by_node]
+    chosen = serving_bought[0] if serving_bought else top
     be = break_even(design, catalog, options, chosen) if chosen else None
     return {
+        "top": top, "bought": bought,
+        "bought_genomes": sum(by_node.get(n, 0.0) for n in bought), "genomes": sum(by_node.values()),
         "year": year, "tier": get("pipeline_storage"), "storage_utilisation": rho,
         "storage_bound_fraction": get("storage_bound_fraction"), "turnaround_hours": get("turnaround_hours"),
         "wall_core_hours": get("wall_core_hours_per_genome"), "cpu_hours": get("cpu_hours_per_genome"),

@@ -255,10 +255,11 @@ def optimizer_run_save_design(*, run: OptimizerRun, user: Any = None) -> Design:
 
 
 def design_explanation(design: Design, evaluation: DesignEvaluation) -> dict[str, Any] | None:
-    """The design page's 'why these nodes' card: the first year with genomes to serve, explained
-    with the performance model (planner.designs.explain); None for the typed-in cost model."""
+    """The design page's 'why these nodes' card: of the years with genomes to serve, the one the plan buys the most
+    nodes in (else the last), explained with the performance model (planner.designs.explain); None for the
+    typed-in cost model."""
     from planner.designs.capacity import pipeline_model
-    from planner.designs.explain import explain_year
+    from planner.designs.explain import explain_year, year_to_explain
 
     try:
         sc = design_scenario(design.scenario)
@@ -271,6 +272,9 @@ def design_explanation(design: Design, evaluation: DesignEvaluation) -> dict[str
              and y.get("storage_utilisation")]
     if not years:
         return None
-    out = explain_year(sc.design, sc.catalog, pm, years[0], sc.optimize.node_types)
+    year, why_year = year_to_explain(sc.design.purchases, [int(y["year"]) for y in years])
+    out = explain_year(sc.design, sc.catalog, pm, next(y for y in years if int(y["year"]) == year),
+                       sc.optimize.node_types)
+    out["why_year"] = why_year
     out["arch_rules"] = {n: pm.arch_rule(n) for n in sc.catalog.node_types}
     return out
