@@ -103,16 +103,17 @@ def test_an_external_series_projected_at_an_entered_rate_reads_as_one(
     assert "Rolling-origin backtest" not in html and "No backtest" in html
 
 
-def test_an_entered_rate_projection_offers_no_design_start_that_would_fail(
+def test_an_entered_rate_projection_starts_a_design_judged_on_its_single_path(
         client: Client, departments: dict[str, Any], planner_user: Any) -> None:
-    """A design started from it is judged on the fit's sample paths, which the design re-makes with the engine:
-    on a 2-month history the engine refuses (ShortHistoryError) and the design page answered 500 (QA walk, design
-    #14). Until designs take an entered rate's projection, the page says how to use its figures instead."""
+    """A design started from it was judged on sample paths the engine cannot make from a 2-month history (the
+    design page answered 500, QA walk design #14); designs now judge it on the entered rate's one path
+    (planner.designs.forecast_links), so the page offers the start again and says what the design will get."""
     fit = _young_fit(departments)
     html = login(client, planner_user).get(f"/forecasts/fits/{fit.pk}/").content.decode()
-    assert 'id="start-design"' not in html
-    note = html.split('id="no-design-from-rate"', 1)[1].split("</p>", 1)[0]
-    assert "sample paths" in note and "yearly" in note
+    start = html.split('id="start-design"', 1)[1].split("</p>", 1)[0]
+    assert "single path: no uncertainty" in start and 'id="no-design-from-rate"' not in html
+    page = client.get(f"/designs/from-forecast/{fit.pk}/")
+    assert page.status_code == 200
 
 
 def test_the_backtest_band_share_is_not_said_to_be_near_80_when_it_reads_91(
