@@ -86,3 +86,21 @@ def test_a_director_opens_the_methods_from_the_menu_and_follows_a_citation(page_
     page.wait_for_url(f"{live_server.url}/methods/scenario-format/")
     assert page.locator("#method-doc h1").inner_text().startswith("Scenario file format")
     screenshot(page, "methods-scenario-format")
+
+
+def test_every_citation_of_a_method_document_in_a_page_is_a_link_to_it() -> None:
+    """A page that says "docs/replay.md" links it (a director has the product, not the repository), and the
+    document it names exists."""
+    import re
+
+    missing, unlinked = [], []
+    for template in sorted((ROOT / "templates").rglob("*.html")):
+        text = template.read_text(encoding="utf-8")
+        for m in re.finditer(r"docs/([a-z0-9-]+)\.md", text):
+            if not (ROOT / "docs" / f"{m.group(1)}.md").is_file():
+                missing.append(f"{template.name}: {m.group(0)}")
+            before = text[max(0, m.start() - 120):m.start()]
+            if f"{{% url 'method' '{m.group(1)}' %}}" not in before and "{% url 'method' d.slug %}" not in before \
+                    and "docs/{{" not in text[m.start() - 6:m.start() + 6]:
+                unlinked.append(f"{template.relative_to(ROOT)}: {m.group(0)}")
+    assert not missing and not unlinked, (missing, unlinked)
