@@ -15,7 +15,7 @@ import pytest
 
 from planner.designs.capacity import CostParams, Design, Purchase, YearDemand, evaluate_design, pipeline_model
 from planner.designs.genomes import add_genome_rows
-from planner.designs.optimize import _Model, optimize_design
+from planner.designs.optimize import _Model, optimize_design, rate_row_implied
 from planner.designs.scenario import optimize_scenario
 from planner.hardware.catalog import Catalog, load_catalog
 from planner.hardware.costmodel import CostModel
@@ -244,3 +244,14 @@ def test_the_lp_relaxation_counts_a_node_at_one_utilisation_level_only(catalog: 
     lp = m.solve(10.0, 0.0, lp_only=True)
     assert lp.x is not None
     assert lp.x[node] >= 3.0 / best_rate * (1 - 1e-9)
+
+
+def test_the_ingest_throughput_row_is_left_out_only_where_the_storage_row_implies_it() -> None:
+    """Exact presolve: 0.2 GB/s of ingest with 5,000 TB to buy on systems of 10 GB/s per 600 TB is implied (any
+    purchase meeting the TB writes far more); a 0.01 GB/s per 800 TB system breaks it, so the row stays."""
+    fast = [(10.0, 600.0), (2.5, 16.0)]
+    assert rate_row_implied(0.2, 5000.0, fast)
+    assert not rate_row_implied(0.2, 5000.0, [*fast, (0.01, 800.0)])
+    assert rate_row_implied(0.0, 0.0, fast)  # nothing to write: no row
+    assert not rate_row_implied(0.2, 0.0, fast)  # storage already owned covers the TB: the row must stay
+
