@@ -30,4 +30,10 @@ def test_an_api_fit_without_backtest_origins_uses_the_pages_count(
     client.post("/forecasts/", {"cluster": "minerva", "metric": "core_hours", "horizon": "12"})
     api_fit, page_fit = ForecastFit.objects.order_by("pk")
     assert api_fit.options["backtest_origins"] == page_fit.options["backtest_origins"] == DEFAULT_ORIGINS
-    assert api_fit.result["steps"] == page_fit.result["steps"]
+    # the same fit: equal to the last bits but one (two runs of the same fit can differ in the 16th digit, the
+    # summation order of the compiled code; 16 origins against 12 moved them in the 3rd)
+    assert len(api_fit.result["steps"]) == len(page_fit.result["steps"])
+    for a, b in zip(api_fit.result["steps"], page_fit.result["steps"], strict=True):
+        assert {k: v for k, v in a.items() if isinstance(v, str)} == {k: v for k, v in b.items() if isinstance(v, str)}
+        assert {k: v for k, v in a.items() if not isinstance(v, str)} == pytest.approx(
+            {k: v for k, v in b.items() if not isinstance(v, str)}, rel=1e-9)
