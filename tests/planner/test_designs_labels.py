@@ -86,6 +86,7 @@ def test_the_compute_rule_says_whose_maintenance_days_and_target_it_uses() -> No
     """The 9-day default is the Minerva study's convention: a site that did not set its own is told so."""
     default = compute_capacity_rule({})
     assert "9 maintenance days a year (the default: the Minerva study's convention" in default
-    assert "set costs.maintenance_days_per_year for your site" in default and "85% utilisation target (the default" in default
+    assert "set costs.maintenance_days_per_year for your site" in default
+    assert "85% utilisation target (the default" in default
     own = compute_capacity_rule({"costs": {"maintenance_days_per_year": 4}, "constraints": {"utilisation_target": 0.8}})
     assert "4 maintenance days a year (this scenario)" in own and "80% utilisation target (this scenario)" in own
