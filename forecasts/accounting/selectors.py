@@ -3,6 +3,7 @@ workload report, the dashboard and chargeback)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 
 from django.db.models import Max
@@ -22,32 +23,39 @@ def logs_end(cluster: Cluster | None = None, *, cluster_name: str | None = None)
     return runs.aggregate(m=Max("last_end"))["m"]
 
 
+def _partial(latest_end: datetime | None) -> tuple[date, datetime] | None:
+    """(the month, the end) when logs ending at ``latest_end`` end inside a month; None when they reach its last
+    day or there is no load."""
+    if latest_end is None or (latest_end.date() + timedelta(days=1)).day == 1:
+        return None
+    return latest_end.date().replace(day=1), latest_end
+
+
 def logs_partial_month(cluster: Cluster | None = None, *, cluster_name: str | None = None
                        ) -> tuple[date, datetime] | None:
     """The month the accounting logs end inside (e.g. exported on the 6th), with the logs' end,
     or None when the latest completed load reaches its month's last day. Its figures are usage so
     far, not comparable with whole months: forecasts leave it out, the pages draw it apart and say so.
     ``cluster`` (or ``cluster_name``): that cluster's logs only; neither: all clusters'."""
-    latest_end = logs_end(cluster, cluster_name=cluster_name)
-    if latest_end is None:
-        return None
-    last_day = latest_end.date()
-    if (last_day + timedelta(days=1)).day == 1:
-        return None  # the logs reach the month's last day
-    return last_day.replace(day=1), latest_end
+    return _partial(logs_end(cluster, cluster_name=cluster_name))
 
 
-def logs_partial_months() -> dict[date, datetime]:
+def logs_partial_by_cluster(cluster_ids: Iterable[int] | None = None) -> dict[int, tuple[date, datetime]]:
+    """Each cluster's partial month (``logs_partial_month`` of that cluster), for the clusters whose logs end
+    inside a month; ``cluster_ids``: those clusters only. One query for every cluster."""
+    runs = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED)
+    if cluster_ids is not None:
+        runs = runs.filter(cluster_id__in=list(cluster_ids))
+    ends = runs.order_by().values("cluster_id").annotate(m=Max("last_end")).values_list("cluster_id", "m")
+    return {cid: found for cid, end in ends if (found := _partial(end)) is not None}
+
+
+def logs_partial_months(cluster_ids: Iterable[int] | None = None) -> dict[date, datetime]:
     """Every month some cluster's logs end inside, with the earliest such end: with clusters whose logs end
     at different times, each one's last month is usage so far (chargeback marks it partial and prorates its
     storage to the days every cluster covers), not only the latest cluster's. One query."""
-    ends = (IngestRun.objects.filter(status=IngestRun.Status.COMPLETED).values("cluster_id")
-            .annotate(m=Max("last_end")).values_list("m", flat=True))
     months: dict[date, datetime] = {}
-    for end in ends:
-        if end is None or (end.date() + timedelta(days=1)).day == 1:
-            continue  # no load, or the logs reach the month's last day
-        month = end.date().replace(day=1)
+    for month, end in logs_partial_by_cluster(cluster_ids).values():
         months[month] = min(months.get(month, end), end)
     return dict(sorted(months.items()))
 

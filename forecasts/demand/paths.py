@@ -195,8 +195,11 @@ def combine(
     trend_storage_tb: tuple[list[int], FloatArray] | None = None,
     plan: Sequence[PlanYear] = (), spread: PlanSpread | None = None,
     partial_years: Sequence[int] = (),
+    core_label: str = "core-hours forecast", storage_label: str = "storage forecast",
 ) -> DemandPaths:
     """Joint paths for ``years``: trend paths (resampled to ``n_paths``) plus plan paths, row by row.
+    ``core_label`` / ``storage_label``: how ``sources`` names each trend (a projection at an entered growth rate
+    is one path, not a forecast's fan).
 
     A trend given for some years only contributes nothing in the others (the page says which
     sources cover which years through ``sources``); a year no source covers is an error, so a
@@ -225,9 +228,9 @@ def combine(
         sources.append(f"{label}: {', '.join(str(y) for y in years if y in t_years) or 'no year in range'}")
 
     if trend_core_hours is not None:
-        add_trend("core_hours", trend_core_hours, "core-hours forecast")
+        add_trend("core_hours", trend_core_hours, core_label)
     if trend_storage_tb is not None:
-        add_trend("storage_tb", trend_storage_tb, "storage forecast")
+        add_trend("storage_tb", trend_storage_tb, storage_label)
     if plan:
         by_year = {p.year: p for p in plan}
         cols = [j for j, y in enumerate(years) if y in by_year]

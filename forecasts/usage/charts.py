@@ -29,7 +29,7 @@ def usage_area_figure(rows: Iterable[dict[str, Any]], *, title: str = "Core-hour
     zero-filled into the area.
     """
     rows = list(rows)
-    months: list[date] = [m for m in _month_range({r["month"] for r in rows}) if m not in leave_out]
+    months: list[date] = [m for m in month_range({r["month"] for r in rows}) if m not in leave_out]
     totals: dict[str, float] = {}
     names: dict[str, str] = {}
     series: dict[str, dict[date, float]] = {}
@@ -68,7 +68,7 @@ def usage_area_figure(rows: Iterable[dict[str, Any]], *, title: str = "Core-hour
     }
 
 
-def _month_range(months: set[date]) -> list[date]:
+def month_range(months: Collection[date]) -> list[date]:
     """Every month from the first to the last: a month inside the range without rows had no jobs loaded and is
     drawn as zero (as the usage forecasts count it), not left out for Plotly to bridge with invented values."""
     if not months:
@@ -105,7 +105,7 @@ def usage_figure(*, title: str = "Core-hours per month by department", before: d
     months_apart = {p[0] for p in apart}
     whole = [r for r in rows if r["month"] < cut and r["month"] not in months_apart] if cut is not None else rows
     figure = usage_area_figure(whole, title=title, leave_out=months_apart)
-    whole_months = len(set(_month_range({r["month"] for r in whole})) - months_apart)
+    whole_months = len(set(month_range({r["month"] for r in whole})) - months_apart)
     for p in apart:
         _partial_bars(figure, [r for r in rows if r["month"] == p[0]], p, whole_months=whole_months)
     xaxis = figure["layout"]["xaxis"]

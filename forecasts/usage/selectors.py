@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import Count, Max, Min, Q, Sum
 
 from forecasts.accounting.models import Department, UsageMonthly
-from forecasts.accounting.selectors import logs_partial_month
+from forecasts.accounting.selectors import logs_partial_month, logs_partial_months
 from forecasts.usage.cache import rollup_cached
 from planner.roles import scope_by_department
 
@@ -86,14 +86,9 @@ def usage_months(*, user: Any) -> list[date]:
 def partial_months(cluster: str | None, clusters: Any) -> tuple[tuple[date, datetime], ...]:
     """The months the accounting logs end inside, as (month, logs' end), oldest first: the named cluster's, or
     with every cluster (``cluster`` blank) each of ``clusters``' own, so one cluster's logs ending later does
-    not make another's part month read as whole (the usage page; the dashboard's chart could use it too).
+    not make another's part month read as whole (the usage page; the dashboard's chart too).
     Two clusters ending inside one month: its earlier end."""
     if cluster:
         found = logs_partial_month(cluster_name=cluster)
         return (found,) if found else ()
-    months: dict[date, datetime] = {}
-    for c in clusters:
-        found = logs_partial_month(c)
-        if found:
-            months[found[0]] = min(months.get(found[0], found[1]), found[1])
-    return tuple(sorted(months.items()))
+    return tuple(logs_partial_months([c.pk for c in clusters]).items())

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from forecasts.usage.charts import PALETTE, UNASSIGNED_COLOUR, partial_month_bars
+from forecasts.usage.charts import month_range as month_range_of
 
 BLUE, ORANGE = PALETTE[0], PALETTE[1]
 
@@ -85,19 +87,9 @@ def figures(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def month_range(rows: list[dict[str, Any]]) -> list[str]:
     """Every month ("2017-03") from the first row's to the last row's, the months without jobs included:
     a stacked area joins its points, so a missing month would be drawn as a ramp between its neighbours
-    instead of as a month of no use."""
-    present = sorted({r["month"] for r in rows})
-    if not present:
-        return []
-    year, month = (int(x) for x in present[0].split("-"))
-    last = present[-1]
-    months = []
-    while True:
-        label = f"{year:04d}-{month:02d}"
-        months.append(label)
-        if label >= last:
-            return months
-        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    instead of as a month of no use (forecasts.usage.charts.month_range, on the workload rows' labels)."""
+    months = month_range_of({date.fromisoformat(f"{r['month']}-01") for r in rows})
+    return [f"{m:%Y-%m}" for m in months]
 
 
 def growth_figure(rows: list[dict[str, Any]], metric: str = "core_hours",

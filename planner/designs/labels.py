@@ -140,14 +140,18 @@ def is_binding(check: dict[str, Any]) -> bool:
 def compute_capacity_rule(scenario: dict[str, Any]) -> str:
     """How the design's core-hours at target are made, with where each factor comes from: the scenario's
     value, or the default and its source (the maintenance default is the Minerva study's convention)."""
+    from planner.designs.capacity import CostParams, Design
+
     costs = scenario.get("costs") or {}
     constraints = scenario.get("constraints") or {}
     days = costs.get("maintenance_days_per_year")
     target = constraints.get("utilisation_target")
+    default_days = CostParams().maintenance_days_per_year
+    default_target = Design.__dataclass_fields__["utilisation_target"].default
     days_text = (f"{float(days):g} maintenance days a year (this scenario)" if days is not None else
-                 "9 maintenance days a year (the default: the Minerva study's convention, 24 x 356 h; "
-                 "set costs.maintenance_days_per_year for your site)")
+                 f"{default_days:g} maintenance days a year (the default: the Minerva study's convention, "
+                 f"24 x {365 - default_days:g} h; set costs.maintenance_days_per_year for your site)")
     target_text = (f"{float(target):.0%} utilisation target (this scenario)" if target is not None else
-                   "85% utilisation target (the default; constraints.utilisation_target)")
+                   f"{default_target:.0%} utilisation target (the default; constraints.utilisation_target)")
     return (f"cores x 24 h x (365 - maintenance days) x utilisation target, each core weighted by clock x "
             f"architecture factor relative to the reference core: {days_text}; {target_text}")

@@ -47,26 +47,27 @@ def stored_paths_resolver(spec: Any, years: list[int], n_paths: int, seed: int) 
         plan = plan_of(row)
         ref_clock = plan.reference_clock_ghz
         plan_years = whole_plan_years(plan)
+    labels = {"core_label": "core-hours forecast", "storage_label": "storage forecast"}
     if "core_fit" in links:
-        months, paths = fit_paths(linked_fit(links["core_fit"], "core_hours"), n_paths, seed)
+        core = linked_fit(links["core_fit"], "core_hours")
+        months, paths = fit_paths(core, n_paths, seed)
         whole, totals, part = yearly_totals(months, paths)
         partial.update(part)
         if spec.cluster_clock_ghz and ref_clock:
             totals = totals * spec.cluster_clock_ghz / ref_clock  # strict linear clock comparison
         trend_core = (whole, totals)
+        if entered_rate(core) is not None:  # one path, not a fan: not called a forecast's paths
+            labels["core_label"] = "core-hours at the entered growth rate (one path)"
     if "storage_fit" in links:
-        months, paths = fit_paths(linked_fit(links["storage_fit"], "storage_pb"), n_paths, seed + 7919)
+        storage = linked_fit(links["storage_fit"], "storage_pb")
+        months, paths = fit_paths(storage, n_paths, seed + 7919)
         level_years, levels = year_end_levels(months, paths)
         trend_storage = (level_years, levels * TB_PER_PB)
-    demand = combine(years=years, n_paths=n_paths, seed=seed, trend_core_hours=trend_core,
-                     trend_storage_tb=trend_storage, plan=plan_years, spread=spec.plan, partial_years=sorted(partial))
-    for key, label in (("core_fit", "core-hours forecast"), ("storage_fit", "storage forecast")):
-        fit = ForecastFit.objects.filter(pk=links[key]).first() if key in links else None
-        if fit is not None and entered_rate(fit) is not None:  # one path, not a fan: not called a forecast's paths
-            what = label.replace("forecast", "at the entered growth rate (one path)")
-            demand.sources[:] = [what + s.removeprefix(label) if s.startswith(label + ":") else s
-                                 for s in demand.sources]
-    return demand
+        if entered_rate(storage) is not None:
+            labels["storage_label"] = "storage at the entered growth rate (one path)"
+    return combine(years=years, n_paths=n_paths, seed=seed, trend_core_hours=trend_core,
+                   trend_storage_tb=trend_storage, plan=plan_years, spread=spec.plan, partial_years=sorted(partial),
+                   **labels)
 
 
 # ---- the design page: the chance it is enough, and newer forecasts -------------------------------

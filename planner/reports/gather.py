@@ -22,7 +22,7 @@ from forecasts.demand.sequencing import node_type_label
 from forecasts.units import BYTES_PER_TB
 from forecasts.usage.selectors import usage_filtered
 from forecasts.workload.core import CapacityStep, capacity_core_hours, month_end
-from planner.designs.capacity import DEFAULT_PIPELINE, core_hours_share
+from planner.designs.capacity import DEFAULT_PIPELINE, CostParams, core_hours_share
 from planner.designs.models import Design, DesignEvaluation
 from planner.designs.services import design_evaluate, design_latest_evaluation, design_scenario
 from planner.hardware.costmodel import CostModel, NoBenchmarkError, speedup
@@ -304,7 +304,7 @@ def _design(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation) ->
     y = next((x for x in years if x["year"] == conf_year), years[-1])
     costs = sc.get("costs") or {}
     constraints = sc.get("constraints") or {}
-    maint = float(costs.get("maintenance_days_per_year", 9.0))
+    maint = float(costs.get("maintenance_days_per_year", CostParams().maintenance_days_per_year))
     nodes_by_name = {n["name"]: n for n in (ev.catalog_snapshot or {}).get("node_types", [])}
     counts = _active_node_counts(sc, conf_year, nodes_by_name)
     fullness = constraints.get("fullness_limit")

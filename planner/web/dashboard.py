@@ -6,13 +6,15 @@ so the dashboard stays fast whatever the number of jobs.
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
 from typing import Any
 
 from django.db import connection
 from django.db.models import Count, Max, Q, Sum
 
 from forecasts.accounting.models import Cluster, Department
-from forecasts.accounting.selectors import logs_partial_month, logs_partial_months
+from forecasts.accounting.selectors import logs_partial_by_cluster, logs_partial_months
 from forecasts.chargeback.models import Statement
 from forecasts.demand.growth.calendar import add_months
 from forecasts.demand.horizon import whole_forecast_years
@@ -36,21 +38,19 @@ def headline(user: Any) -> dict[str, Any]:
     another's whole one. ``windows`` names each cluster's months when they differ. The growth compares
     each cluster's window with its 12 months before, over the clusters that have usage then."""
     visible = usage_filtered(user=user)
-    clusters = Cluster.objects.filter(pk__in=visible.values("cluster_id").distinct()).order_by("name")
-    current, before, windows, partials = Q(pk__in=[]), Q(pk__in=[]), [], []
-    for cluster in clusters:
-        partial = logs_partial_month(cluster)
-        rows = visible.filter(cluster=cluster)
-        if partial is not None:
-            rows = rows.filter(month__lt=partial[0])
-            partials.append(partial)
-        last = rows.aggregate(m=Max("month"))["m"]
-        if last is None:
-            continue
+    ids = set(visible.order_by().values_list("cluster_id", flat=True).distinct())
+    partial_by = logs_partial_by_cluster(ids)
+    whole = visible.exclude(reduce(operator.or_, (Q(cluster_id=c, month__gte=p[0]) for c, p in partial_by.items()),
+                                   Q(pk__in=[])))
+    lasts = dict(whole.order_by().values("cluster_id").annotate(m=Max("month")).values_list("cluster_id", "m"))
+    names = dict(Cluster.objects.filter(pk__in=lasts).values_list("pk", "name"))
+    current, before, windows = Q(pk__in=[]), Q(pk__in=[]), []
+    for cid in sorted(lasts, key=lambda c: names[c]):
+        last = lasts[cid]
         since = add_months(last, -11)
-        windows.append({"cluster": cluster.name, "since": since, "through": last})
-        current |= Q(cluster=cluster, month__gte=since, month__lte=last)
-        before |= Q(cluster=cluster, month__gte=add_months(last, -23), month__lt=since)
+        windows.append({"cluster": names[cid], "since": since, "through": last})
+        current |= Q(cluster_id=cid, month__gte=since, month__lte=last)
+        before |= Q(cluster_id=cid, month__gte=add_months(last, -23), month__lt=since)
     if not windows:
         return {}
     year = visible.filter(current).aggregate(
@@ -59,11 +59,12 @@ def headline(user: Any) -> dict[str, Any]:
     with_prior = {r["cluster_id"]: r["c"] for r in prior if r["c"]}
     now = visible.filter(current, cluster_id__in=with_prior).aggregate(c=Sum("core_hours"))["c"] or 0
     growth = (now / sum(with_prior.values()) - 1) if with_prior else None
-    partial = min(partials, default=None)
+    partials = logs_partial_months(ids)  # each month once, with its earliest end
+    partial = next(iter(partials.items()), None)
     same = len({(w["since"], w["through"]) for w in windows}) == 1
     return {"since": min(w["since"] for w in windows), "through": max(w["through"] for w in windows),
             "jobs": year["jobs"] or 0, "core_hours": year["core_hours"] or 0, "users": year["users"] or 0,
-            "growth": growth, "windows": [] if same else windows, "partials": tuple(sorted(set(partials))),
+            "growth": growth, "windows": [] if same else windows, "partials": tuple(partials.items()),
             "partial_month": partial[0] if partial else None, "logs_end": partial[1] if partial else None}
 
 
