@@ -12,7 +12,7 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from forecasts.usage.selectors import usage_monthly_by_department
+from forecasts.usage.selectors import usage_monthly_by_department, usage_partial_months
 from forecasts.usage.views import _month
 
 
@@ -23,6 +23,8 @@ class UsageMonthlyOut(serializers.Serializer):
     core_hours = serializers.FloatField(help_text="allocated cores x wall hours")
     jobs = serializers.IntegerField()
     users = serializers.IntegerField(help_text="distinct scheduler users active in the month")
+    partial = serializers.BooleanField(help_text="the accounting logs end inside this month: usage so far")
+    logs_end = serializers.DateTimeField(allow_null=True, help_text="where the logs end, for a partial month")
 
 
 @extend_schema(
@@ -35,14 +37,17 @@ class UsageMonthlyOut(serializers.Serializer):
 def usage_monthly(request: Request) -> Response:
     """Monthly core-hours, jobs and active users per department; department viewers get only theirs."""
     get = request.query_params
+    cluster = get.get("cluster") or None
+    partials = usage_partial_months(user=request.user, cluster=cluster)
     rows = usage_monthly_by_department(
-        user=request.user, cluster=get.get("cluster") or None, queue=get.get("queue") or None,
+        user=request.user, cluster=cluster, queue=get.get("queue") or None,
         department=get.get("department") or None, start=_month(get.get("start")), end=_month(get.get("end")),
     )
     return Response([{
         "month": r["month"].isoformat()[:7], "department": r["department__code"],
         "department_name": r["department__name"], "core_hours": round(r["core_hours"] or 0, 4),
-        "jobs": r["jobs"], "users": r["users"],
+        "jobs": r["jobs"], "users": r["users"], "partial": r["month"] in partials,
+        "logs_end": partials[r["month"]].isoformat() if r["month"] in partials else None,
     } for r in rows])
 
 

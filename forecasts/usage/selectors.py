@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db.models import Count, Max, Min, Q, Sum
 
-from forecasts.accounting.models import Department, UsageMonthly
+from forecasts.accounting.models import Cluster, Department, UsageMonthly
 from forecasts.accounting.selectors import logs_partial_month, logs_partial_months
 from forecasts.usage.cache import rollup_cached
 from planner.roles import scope_by_department
@@ -92,3 +92,10 @@ def partial_months(cluster: str | None, clusters: Any) -> tuple[tuple[date, date
         found = logs_partial_month(cluster_name=cluster)
         return (found,) if found else ()
     return tuple(logs_partial_months([c.pk for c in clusters]).items())
+
+
+def usage_partial_months(*, user: Any, cluster: str | None) -> dict[date, datetime]:
+    """Month -> the logs' end, for the months the logs end inside among the clusters the user's usage is on
+    (or the named cluster): what the CSV and the API mark as usage so far, as the page draws them apart."""
+    clusters = Cluster.objects.filter(id__in=usage_choices(user=user)["cluster_ids"])
+    return dict(partial_months(cluster, clusters))

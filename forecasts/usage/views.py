@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
 from functools import wraps
 from typing import Any
 
@@ -157,15 +157,24 @@ def usage_chart_json(request: HttpRequest) -> JsonResponse:
 
 def usage_csv(request: HttpRequest) -> HttpResponse:
     """The chart's data: one row per month and department the caller may see."""
-    rows = usage_monthly_by_department(**usage_filters(request))
+    filters = usage_filters(request)
+    rows = usage_monthly_by_department(**filters)
+    partials = selectors.usage_partial_months(user=request.user, cluster=filters["cluster"])
     response = HttpResponse(content_type="text/csv")
     response["Content-Disposition"] = 'attachment; filename="usage-monthly-by-department.csv"'
     writer = csv.writer(response)
-    writer.writerow(["month", "department_code", "department", "core_hours", "jobs", "active_users"])
+    # months are UTC calendar months by job end; `partial` names a month the logs end inside (usage so far)
+    writer.writerow(["month", "department_code", "department", "core_hours", "jobs", "active_users", "partial"])
     for r in rows:
         writer.writerow([r["month"].isoformat()[:7], r["department__code"], r["department__name"],
-                         f"{r['core_hours'] or 0:.2f}", r["jobs"], r["users"]])
+                         f"{r['core_hours'] or 0:.2f}", r["jobs"], r["users"],
+                         partial_note(partials.get(r["month"]))])
     return response
+
+
+def partial_note(logs_end: datetime | None) -> str:
+    """What a CSV row of a month the logs end inside says about it ('' for a whole month)."""
+    return f"logs end {logs_end:%Y-%m-%d}: usage so far" if logs_end else ""
 
 
 # --- Identity mappings (admins) ----------------------------------------------------------------
