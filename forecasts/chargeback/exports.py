@@ -17,6 +17,7 @@ def _header(statement: Statement) -> list[tuple[str, str]]:
     return [
         ("department", f"{statement.department.name} ({statement.department.code})"),
         ("month", f"{statement.month:%Y-%m}"),
+        ("months", "UTC calendar months by job end: a job is billed whole in the month it ended in"),
         ("status", f"PROVISIONAL: {statement.provisional_reason}" if statement.is_provisional else "final"),
         ("version", f"{statement.version}{'' if statement.is_current else ' (superseded)'}"),
         ("rate plan", statement.plan_name),
