@@ -47,6 +47,7 @@ from forecasts.workload.core import (
     period_bounds,
     quantile,
     share,
+    time_bucket,
     time_bucket_bounds,
 )
 from forecasts.workload.services import rebuild_cluster, stale_months
@@ -209,7 +210,7 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
     ch_hist = agg(DIM_CORE_HOURS)
     ch_buckets = [Bucket(*core_hour_bucket_bounds(b), v[0]) for (b, _), v in ch_hist.items()]
     rt_hist = agg(DIM_RUNTIME)
-    rt_buckets = [Bucket(*time_bucket_bounds(b), v[0]) for (b, _), v in rt_hist.items()]
+    rt_buckets = [time_bucket(b, v[0], v[2] * 3600) for (b, _), v in rt_hist.items()]
     median_ch = quantile(ch_buckets, 0.5, clip=(min_ch, max_ch))
     median_rt_s = quantile(rt_buckets, 0.5, clip=(min_wall, max_wall))
     table1 = {
@@ -332,7 +333,7 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
     wait_hist: dict[str, list[Bucket]] = defaultdict(list)
     for r in by_dim[DIM_WAIT]:
         if r[1] != UNKNOWN:
-            wait_hist[r[3]].append(Bucket(*time_bucket_bounds(r[1]), float(r[4])))
+            wait_hist[r[3]].append(time_bucket(r[1], float(r[4]), float(r[8] or 0) * 3600))
     by_queue = []
     for name, q in sorted(queues.items(), key=lambda kv: -kv[1]["jobs"]):
         med = quantile(wait_hist.get(name, []), 0.5)
@@ -396,7 +397,8 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
         "notes": [
             "months are UTC calendar months by job end; a job counts wholly in the month it ended",
             "medians are interpolated log-uniformly within histogram buckets (run time and wait: "
-            "buckets at most 2.5x wide; core-hours per job: powers of two), clipped to the exact min/max",
+            "buckets at most 2.5x wide from 30 s up, one bucket below 30 s; core-hours per job: powers of two), "
+            "clipped to the exact min/max; a bucket whose values sum to zero counts as zeros",
             "totals, means, maxima, minima and the shares at 1 core, 1 node, 10 minutes and 24 hours are exact",
             "utilisation = core-hours of jobs ending in the period / (cores x hours of the period from the "
             "cluster's dated capacity)",
