@@ -14,7 +14,7 @@ from typing import Any
 
 from django.db import DatabaseError
 from django.urls import include, path
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -41,10 +41,15 @@ class JobOut(serializers.ModelSerializer):
                   "core_hours", "amount_usd"]
 
 
+@extend_schema_field({"type": "string", "pattern": r"^\d{4}-(0[1-9]|1[0-2])$", "example": "2024-03"})
+class MonthField(serializers.DateField):
+    """A statement's month, written YYYY-MM (the schema said an ISO date, which the body never was)."""
+
+
 class StatementOut(serializers.ModelSerializer):
     department = serializers.SlugRelatedField(slug_field="code", read_only=True)
     department_name = serializers.CharField(source="department.name", read_only=True)
-    month = serializers.DateField(format="%Y-%m")
+    month = MonthField(format="%Y-%m", read_only=True)
     provisional = serializers.BooleanField(source="is_provisional", read_only=True,
                                            help_text="figures will still change: the month is in progress, "
                                                      "or the accounting logs end inside it (usage so far)")

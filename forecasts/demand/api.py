@@ -42,8 +42,8 @@ from planner.roles import IsPlanner
 
 
 class PlanOut(serializers.ModelSerializer):
-    created_by = serializers.StringRelatedField()
-    department = serializers.SlugRelatedField(slug_field="code", read_only=True,
+    created_by = serializers.StringRelatedField(allow_null=True, help_text="null: imported by a command or the demo")
+    department = serializers.SlugRelatedField(slug_field="code", read_only=True, allow_null=True,
                                               help_text="the code of the department whose sequencing the plan "
                                                         "describes (null: the plan does not say)")
 
@@ -58,6 +58,13 @@ class PlanIn(serializers.Serializer):
                                                "`department`: a department code; left out, a new version keeps "
                                                "the department of the one before; null: none")
     note = serializers.CharField(required=False, allow_blank=True, max_length=300)
+
+    def validate_document(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            kind = "null" if value is None else type(value).__name__
+            raise serializers.ValidationError(f"expected the plan as a JSON object (name, start, end, assays, ...), "
+                                              f"got {kind}")
+        return value
 
 
 class SequencerPlanViewSet(viewsets.ModelViewSet):
@@ -96,7 +103,8 @@ class SequencerPlanViewSet(viewsets.ModelViewSet):
         row = self.get_object()
         return Response({**PlanOut(row).data, "figures": plan_summary(row)})
 
-    @action(detail=True, methods=["get"])
+    @extend_schema(responses=PlanOut(many=True))
+    @action(detail=True, methods=["get"], pagination_class=None)
     def versions(self, request: Request, pk: str | None = None) -> Response:
         row = self.get_object()
         rows = SequencerPlan.objects.filter(name=row.name).select_related("created_by", "department").order_by(
