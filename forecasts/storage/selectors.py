@@ -62,6 +62,10 @@ def snapshot_sizes(snapshot: StorageSnapshot) -> dict[str, Any]:
     facts = snapshot.facts or {}
     return {
         "mean": decimal_size(snapshot.mean_size_bytes), "median": decimal_size(snapshot.median_size_bytes),
+        # a histogram without byte sums bounds the total only (scans loaded before the flag: by their note)
+        "bytes_estimated": bool(snapshot.stats.get("histogram_bytes_estimated")
+                                or any("no byte sums" in n for n in snapshot.stats.get("notes") or [])),
+        "notes": snapshot.stats.get("notes") or [],
         "small_files_unit": unit,
         "small_files": [{**s, "label": f"< {binary_size(s['under_bytes'])}", "amount": in_unit(s["bytes"], factor)}
                         for s in small],

@@ -222,7 +222,7 @@ class ScanSummary:
                 "built from a pre-aggregated histogram: quantiles interpolated log-uniformly within bins"
             )
             if self.histogram_bytes_estimated:
-                notes.append("the histogram has no byte sums: bytes estimated at bin midpoints")
+                notes.append("the histogram has no byte sums: bytes estimated within each bin's bounds")
         if self.owners_truncated:
             notes.append(f"more than {self.max_owners} owners or groups: the rest are under '(other)'")
         median = self.quantile_size_bytes(0.5)
@@ -249,5 +249,6 @@ class ScanSummary:
             "size_histogram_log2": self.log2_histogram(),
             "allocated_bytes": self.allocated_bytes if self.allocated_files else None,
             "from_histogram": self.from_histogram,
+            "histogram_bytes_estimated": self.histogram_bytes_estimated,
             "notes": notes,
         }
