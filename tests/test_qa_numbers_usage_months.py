@@ -86,5 +86,20 @@ def test_the_usage_csv_and_api_give_the_independent_monthly_core_hours_and_mark_
     assert {(r["month"], r["department"]) for r in api} == set(expected)
     for r in api:
         assert r["core_hours"] == pytest.approx(expected[(r["month"], r["department"])][0], abs=1e-4)
-        assert r["partial"] is (r["month"] == "1997-08")
+        assert r["partial"] is (r["month"] in ("1996-09", "1997-08"))  # the logs begin and end inside these
         assert r["logs_end"] == ("1997-08-29T08:55:01+00:00" if r["month"] == "1997-08" else None)
+
+
+def test_the_month_the_logs_begin_inside_is_named_a_part_month_on_the_page_csv_and_api(
+        client: Any, planner_user: Any, kth: Any) -> None:
+    """KTH's first job started on 30 September 1996 (the cleaned trace dropped its first 14 jobs): September
+    holds 100 core-hours against ~50,000 in a whole month, and read as a whole month it looked like a ramp."""
+    login(client, planner_user)
+    page = client.get(reverse("usage"), {"cluster": "kth"}).content.decode()
+    assert "September 1996 is a part month: the logs begin on 30 September 1996" in page
+    rows = list(csv.DictReader(io.StringIO(client.get(reverse("usage-csv"), {"cluster": "kth"}).content.decode())))
+    assert {r["partial"] for r in rows if r["month"] == "1996-09"} == {"logs begin 1996-09-30: part month"}
+    api = client.get("/api/v1/usage/monthly/", {"cluster": "kth"}).json()
+    september = [r for r in api if r["month"] == "1996-09"]
+    assert september and all(r["partial"] and r["logs_start"] == "1996-09-30T12:10:27+00:00" for r in september)
+    assert all(r["logs_start"] is None for r in api if r["month"] != "1996-09")

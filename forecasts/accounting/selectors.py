@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 
-from django.db.models import Max
+from django.db.models import Max, Min
 
 from forecasts.accounting.models import Cluster, IngestRun
 from forecasts.accounting.parsers.compression import TRUNCATED
@@ -57,6 +57,22 @@ def logs_partial_months(cluster_ids: Iterable[int] | None = None) -> dict[date, 
     months: dict[date, datetime] = {}
     for month, end in logs_partial_by_cluster(cluster_ids).values():
         months[month] = min(months.get(month, end), end)
+    return dict(sorted(months.items()))
+
+
+def logs_first_part_months(cluster_ids: Iterable[int] | None = None) -> dict[date, datetime]:
+    """Every month some cluster's logs begin inside (its earliest loaded job started after the month's first
+    day), with the earliest such start: that month holds only the jobs that ended after the logs begin, a
+    part month like the one they end inside (the usage page, its CSV and the API say so). One query."""
+    runs = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED)
+    if cluster_ids is not None:
+        runs = runs.filter(cluster_id__in=list(cluster_ids))
+    starts = runs.order_by().values("cluster_id").annotate(m=Min("first_start")).values_list("m", flat=True)
+    months: dict[date, datetime] = {}
+    for start in starts:
+        if start is not None and start.day != 1:
+            month = start.date().replace(day=1)
+            months[month] = min(months.get(month, start), start)
     return dict(sorted(months.items()))
 
 

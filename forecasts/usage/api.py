@@ -12,7 +12,7 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from forecasts.usage.selectors import usage_monthly_by_department, usage_partial_months
+from forecasts.usage.selectors import usage_first_part_months, usage_monthly_by_department, usage_partial_months
 from forecasts.usage.views import _month
 
 
@@ -23,8 +23,10 @@ class UsageMonthlyOut(serializers.Serializer):
     core_hours = serializers.FloatField(help_text="allocated cores x wall hours")
     jobs = serializers.IntegerField()
     users = serializers.IntegerField(help_text="distinct scheduler users active in the month")
-    partial = serializers.BooleanField(help_text="the accounting logs end inside this month: usage so far")
-    logs_end = serializers.DateTimeField(allow_null=True, help_text="where the logs end, for a partial month")
+    partial = serializers.BooleanField(help_text="the accounting logs begin or end inside this month: a part month")
+    logs_end = serializers.DateTimeField(allow_null=True, help_text="where the logs end, in the month they end inside")
+    logs_start = serializers.DateTimeField(allow_null=True,
+                                           help_text="where the logs begin, in the month they begin inside")
 
 
 @extend_schema(
@@ -39,6 +41,7 @@ def usage_monthly(request: Request) -> Response:
     get = request.query_params
     cluster = get.get("cluster") or None
     partials = usage_partial_months(user=request.user, cluster=cluster)
+    firsts = usage_first_part_months(user=request.user, cluster=cluster)
     rows = usage_monthly_by_department(
         user=request.user, cluster=cluster, queue=get.get("queue") or None,
         department=get.get("department") or None, start=_month(get.get("start")), end=_month(get.get("end")),
@@ -46,8 +49,9 @@ def usage_monthly(request: Request) -> Response:
     return Response([{
         "month": r["month"].isoformat()[:7], "department": r["department__code"],
         "department_name": r["department__name"], "core_hours": round(r["core_hours"] or 0, 4),
-        "jobs": r["jobs"], "users": r["users"], "partial": r["month"] in partials,
+        "jobs": r["jobs"], "users": r["users"], "partial": r["month"] in partials or r["month"] in firsts,
         "logs_end": partials[r["month"]].isoformat() if r["month"] in partials else None,
+        "logs_start": firsts[r["month"]].isoformat() if r["month"] in firsts else None,
     } for r in rows])
 
 

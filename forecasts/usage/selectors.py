@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import Count, Max, Min, Q, Sum
 
 from forecasts.accounting.models import Cluster, Department, UsageMonthly
-from forecasts.accounting.selectors import logs_partial_month, logs_partial_months
+from forecasts.accounting.selectors import logs_first_part_months, logs_partial_month, logs_partial_months
 from forecasts.usage.cache import rollup_cached
 from planner.roles import scope_by_department
 
@@ -99,3 +99,11 @@ def usage_partial_months(*, user: Any, cluster: str | None) -> dict[date, dateti
     (or the named cluster): what the CSV and the API mark as usage so far, as the page draws them apart."""
     clusters = Cluster.objects.filter(id__in=usage_choices(user=user)["cluster_ids"])
     return dict(partial_months(cluster, clusters))
+
+
+def usage_first_part_months(*, user: Any, cluster: str | None) -> dict[date, datetime]:
+    """Month -> the logs' start, for the months the logs begin inside (the named cluster's, or each cluster's
+    the user's usage is on): part months, whose usage starts on that day."""
+    clusters = Cluster.objects.filter(name=cluster) if cluster else Cluster.objects.filter(
+        id__in=usage_choices(user=user)["cluster_ids"])
+    return logs_first_part_months([c.pk for c in clusters])

@@ -121,6 +121,7 @@ def usage(request: HttpRequest) -> HttpResponse:
     clusters = Cluster.objects.filter(id__in=choices["cluster_ids"])
     partials = partial_months(filters["cluster"], clusters)  # drawn apart on the chart
     partial = partials[-1] if partials else None
+    first_parts = sorted(selectors.usage_first_part_months(user=request.user, cluster=filters["cluster"]).items())
     figure = usage_figure(partials=partials, **filters)
     ids = visible_department_ids(request.user)
     departments = Department.objects.all() if ids is None else Department.objects.filter(id__in=ids)
@@ -136,7 +137,8 @@ def usage(request: HttpRequest) -> HttpResponse:
     for d in table:
         d["share"] = d["core_hours"] / kpis["core_hours"] if kpis["core_hours"] else 0
     return render(request, "usage/usage.html", {
-        "figure": figure, "partial": partial, "earlier_partials": partials[:-1], "kpis": kpis, "table": table,
+        "figure": figure, "partial": partial, "earlier_partials": partials[:-1], "first_parts": first_parts,
+        "kpis": kpis, "table": table,
         "filters": filters,
         "query": _query_string(request),
         "clusters": clusters, "queues": queues, "departments": departments,
@@ -160,6 +162,7 @@ def usage_csv(request: HttpRequest) -> HttpResponse:
     filters = usage_filters(request)
     rows = usage_monthly_by_department(**filters)
     partials = selectors.usage_partial_months(user=request.user, cluster=filters["cluster"])
+    firsts = selectors.usage_first_part_months(user=request.user, cluster=filters["cluster"])
     response = HttpResponse(content_type="text/csv")
     response["Content-Disposition"] = 'attachment; filename="usage-monthly-by-department.csv"'
     writer = csv.writer(response)
@@ -168,13 +171,15 @@ def usage_csv(request: HttpRequest) -> HttpResponse:
     for r in rows:
         writer.writerow([r["month"].isoformat()[:7], r["department__code"], r["department__name"],
                          f"{r['core_hours'] or 0:.2f}", r["jobs"], r["users"],
-                         partial_note(partials.get(r["month"]))])
+                         partial_note(partials.get(r["month"]), firsts.get(r["month"]))])
     return response
 
 
-def partial_note(logs_end: datetime | None) -> str:
-    """What a CSV row of a month the logs end inside says about it ('' for a whole month)."""
-    return f"logs end {logs_end:%Y-%m-%d}: usage so far" if logs_end else ""
+def partial_note(logs_end: datetime | None, logs_start: datetime | None = None) -> str:
+    """What a CSV row of a month the logs end or begin inside says about it ('' for a whole month)."""
+    notes = [f"logs begin {logs_start:%Y-%m-%d}: part month"] if logs_start else []
+    notes += [f"logs end {logs_end:%Y-%m-%d}: usage so far"] if logs_end else []
+    return "; ".join(notes)
 
 
 # --- Identity mappings (admins) ----------------------------------------------------------------
