@@ -82,3 +82,15 @@ def test_statement_totals_match_the_raw_log_and_the_page_and_csv_say_which_jobs_
     assert "billed whole in the UTC calendar month it ended in" in page
     csv_text = client.get(f"/chargeback/statements/{ggs.pk}.csv").content.decode()
     assert "# months,UTC calendar months by job end: a job is billed whole in the month it ended in" in csv_text
+
+
+def test_the_year_csv_names_a_month_with_usage_but_no_statement_instead_of_leaving_it_out(
+        client: Any, planner_user: Any, january: Any) -> None:
+    """Only January 2017 was priced; December 2016 has genomics usage (3.6 core-hours, independent) but no
+    statement.  The year page says so; the year CSV, summed in a ledger, silently left December out."""
+    assert independent_charges("2016-12", {"chaff": "ggs"})["ggs"][0] == pytest.approx(3.6067, abs=1e-4)
+    login(client, planner_user)
+    rows = client.get("/chargeback/departments/ggs/ytd.csv", {"year": "2016"}).content.decode().splitlines()
+    assert rows[1:] == ["2016-12,not computed: usage loaded (python manage.py chargeback --month 2016-12),,,,,,"]
+    rows = client.get("/chargeback/departments/ggs/ytd.csv", {"year": "2017"}).content.decode().splitlines()
+    assert [r.split(",")[:2] for r in rows[1:]] == [["2017-01", "provisional"]]  # the logs end on 1 January

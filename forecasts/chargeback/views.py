@@ -212,11 +212,17 @@ def department_ytd_json(request: HttpRequest, code: str) -> JsonResponse:
 def department_ytd_csv(request: HttpRequest, code: str) -> HttpResponse:
     department = sel.department_get(request.user, code)
     year = _year(request, sel.default_year(request.user, department))
-    lines = ["month,status,version,core_hours,compute_usd,storage_usd,adjustments_usd,total_usd"]
-    for r in sel.department_year(request.user, department, year):
+    rows = sel.department_year(request.user, department, year)
+    coverage = sel.year_coverage(department, year, [r["month"] for r in rows], timezone.now().date(), logs_end())
+    by_month: dict[date, str] = {}
+    for r in rows:
         status = "provisional" if r["statement"].is_provisional else "final"
-        lines.append(f"{r['month']:%Y-%m},{status},{r['statement'].version},{r['core_hours']:.4f},{r['compute_usd']},"
-                     f"{r['storage_usd']},{r['adjustments_usd']},{r['total_usd']}")
+        by_month[r["month"]] = (f"{r['month']:%Y-%m},{status},{r['statement'].version},{r['core_hours']:.4f},"
+                                f"{r['compute_usd']},{r['storage_usd']},{r['adjustments_usd']},{r['total_usd']}")
+    for m in coverage["not_computed"]:  # usage loaded, no statement: named, so a ledger's sum is not short unseen
+        by_month[m] = f"{m:%Y-%m},not computed: usage loaded (python manage.py chargeback --month {m:%Y-%m}),,,,,,"
+    lines = ["month,status,version,core_hours,compute_usd,storage_usd,adjustments_usd,total_usd"]
+    lines += [by_month[m] for m in sorted(by_month)]
     response = HttpResponse("\n".join(lines) + "\n", content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="chargeback-{department.code}-{year}.csv"'
     return response
