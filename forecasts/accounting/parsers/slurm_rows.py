@@ -33,7 +33,7 @@ from forecasts.accounting.parsers.slurm_layout import (
     _Context,
     _int_miss,
 )
-from forecasts.accounting.parsers.slurm_time import _TIME_NONE
+from forecasts.accounting.parsers.slurm_time import _TIME_NONE, later_reading
 
 
 def _rejected(lineno: int, reason: str, text: str, count: int) -> ParsedItem | list[ParsedItem]:
@@ -254,7 +254,11 @@ def _row_parser(layout: Layout, ctx: _Context) -> RowFn:
             i = i_nnodes if nodes < 0 else i_ncpus
             return _rejected(lineno, f"{fname(i)}: {p[i]!r} is negative", text, count)
         if start is not None and end is not None and end < start:
-            return _rejected(lineno, f"{fname(i_end)}: {end_s!r} is before Start {p[i_start]!r}", text, count)
+            # local times: an End in the hour a DST change repeats may be its second pass (01:10 GMT after 01:50 BST)
+            later = None if parse_time.is_utc else later_reading(end_s, parse_time.tz)
+            if later is None or later < start:
+                return _rejected(lineno, f"{fname(i_end)}: {end_s!r} is before Start {p[i_start]!r}", text, count)
+            end = later
         cl = cluster_arg or p[i_cluster]
         req_wall = None if limit is None else int(limit)
         if isinstance(idx, int):

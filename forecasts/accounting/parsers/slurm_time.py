@@ -81,6 +81,22 @@ class TimeParser:
         return dt
 
 
+def later_reading(s: str, tz: tzinfo) -> datetime | None:
+    """The UTC time of local time ``s`` in the second pass of an hour a DST change repeats (fold=1), or
+    None when ``s`` is not in such an hour (or not a plain ISO time): what a stamp means when its first
+    reading falls before the job's start."""
+    try:
+        naive = datetime.fromisoformat(s.strip())
+    except ValueError:
+        return None
+    if naive.tzinfo is not None:
+        return None
+    first, second = naive.replace(tzinfo=tz), naive.replace(tzinfo=tz, fold=1)
+    if first.utcoffset() == second.utcoffset():
+        return None
+    return second.astimezone(UTC)
+
+
 def _is_fixed(tz: tzinfo) -> bool:
     """True for zones without DST (timezone objects, zoneinfo "UTC"/"Etc/UTC")."""
     if isinstance(tz, timezone):
