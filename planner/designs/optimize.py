@@ -375,6 +375,8 @@ def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] |
     fixed = resolve_assets(base, catalog)
     m, var, _, const = _build(base, catalog, model, nodes, stores, fixed, max_count_per_year, "",
                               service_level, pm)
+    if not var:  # an empty program: HiGHS would answer "`c` must be ... at least one element"
+        return _nothing_to_buy(base, catalog, model, pm, nodes, stores, t0)
     start, partner = None, None
     if service_level is not None:
         # the other core proves a bound and finds plans of its own (planner.designs.second_core)
@@ -425,6 +427,26 @@ def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] |
         msg += "; feasible with budgets " + ", ".join(f"{y}: ${v:,.0f}" for y, v in budget_needed.items())
     return OptimizationResult("infeasible", msg, None, None, [], None, shortfalls, budget_needed,
                               solve_seconds=time.perf_counter() - t0, n_variables=n_var, n_constraints=n_con)
+
+
+def _nothing_to_buy(design: Design, catalog: Catalog, model: CostModel, pm: PipelineModel | None,
+                    nodes: list[str], stores: list[str], t0: float) -> OptimizationResult:
+    """No candidate is sold in any of the design's years (the catalog's first and last years): the plan is
+    the design as given; when that falls short, the run says what could not be bought and when it could."""
+    ev = evaluate_design(design, catalog, model, pm)
+    if ev.feasible:
+        return OptimizationResult("optimal", "nothing to buy: the design meets every constraint as given", 0.0,
+                                  ev.npv_usd, [], ev, solve_seconds=time.perf_counter() - t0)
+    sold = [f"{name} {it.first_year}-{it.last_year or 'on'}"
+            for name, it in sorted([(n, catalog.node(n)) for n in catalog.node_types]
+                                   + [(k, catalog.storage(k)) for k in catalog.storage_systems])
+            if not nodes and not stores or name in nodes or name in stores]
+    shortfalls = [Shortfall(c.name, c.year, c.shortfall, c.unit, c.required) for c in ev.failures]
+    msg = (f"infeasible: no candidate node type or storage system in the catalog is sold in "
+           f"{design.start_year}-{design.end_year} (sold: {', '.join(sold) or 'none'}); add one sold in those "
+           "years to the catalog, or move the design's years")
+    return OptimizationResult("infeasible", msg, None, None, [], None, shortfalls,
+                              solve_seconds=time.perf_counter() - t0)
 
 
 def _purchases(var: dict[tuple[str, str, int], int], x: Any) -> list[Purchase]:
