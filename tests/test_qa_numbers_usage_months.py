@@ -103,3 +103,18 @@ def test_the_month_the_logs_begin_inside_is_named_a_part_month_on_the_page_csv_a
     september = [r for r in api if r["month"] == "1996-09"]
     assert september and all(r["partial"] and r["logs_start"] == "1996-09-30T12:10:27+00:00" for r in september)
     assert all(r["logs_start"] is None for r in api if r["month"] != "1996-09")
+
+
+def test_the_workload_growth_csv_marks_the_same_part_months(client: Any, planner_user: Any, kth: Any) -> None:
+    """The workload page's growth chart downloads the same monthly core-hours per department; its CSV listed
+    September 1996 and August 1997 as whole months."""
+    expected = independent_monthly(KTH, {"6": "ggs"})
+    login(client, planner_user)
+    text = client.get(reverse("workload-csv", args=["growth"]), {"cluster": "kth"}).content.decode()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert {(r["month"][:7], r["department"]): pytest.approx(float(r["core_hours"]), abs=1e-6)
+            for r in rows} == {k: v[0] for k, v in expected.items()}
+    partial = {r["month"][:7]: r["partial"] for r in rows}
+    assert partial["1996-09"] == "logs begin 1996-09-30: part month"
+    assert partial["1997-08"] == "logs end 1997-08-29: usage so far"
+    assert partial["1997-07"] == ""

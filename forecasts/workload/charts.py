@@ -143,8 +143,15 @@ def csv_rows(report: dict[str, Any], chart: str) -> tuple[list[str], list[list[A
                                                         "mean_wait_hours", "median_wait_hours"])
     if chart == "utilisation":
         return table(report["utilisation"]["monthly"], ["month", "core_hours", "capacity_core_hours", "utilisation"])
-    if chart == "growth":
-        return table(report["growth"], ["month", "department", "department_name", "core_hours", "jobs", "users"])
+    if chart == "growth":  # with the part months named: where the logs begin or end inside a month
+        keys, rows = table(report["growth"], ["month", "department", "department_name", "core_hours", "jobs", "users"])
+        notes = {p["month"]: f"logs begin {p['logs_start'][:10]}: part month"
+                 for p in report.get("first_part_months", [])}
+        end = report.get("partial_month")
+        if end:
+            notes[end["month"]] = "; ".join(filter(None, [notes.get(end["month"]),
+                                                          f"logs end {end['logs_end'][:10]}: usage so far"]))
+        return [*keys, "partial"], [[*r, notes.get(str(r[0])[:7], "")] for r in rows]
     return None
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from django.db import connection
 
 from forecasts.accounting.models import Cluster, ClusterCapacity, Department
-from forecasts.accounting.selectors import logs_partial_month
+from forecasts.accounting.selectors import logs_first_part_months, logs_partial_month
 from forecasts.usage.cache import rollup_cached
 from forecasts.workload.core import (
     CORE_BUCKETS,
@@ -359,6 +359,9 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
     steps = _capacity_steps(cluster)
     # the month the logs end inside: its capacity runs to the logs' end, not the month's (else a cliff)
     partial = logs_partial_month(cluster_name=cluster)
+    # the months the logs begin inside (each cluster's first, when not from its first day): part months too
+    firsts = logs_first_part_months(Cluster.objects.filter(name=cluster).values_list("pk", flat=True) if cluster
+                                    else None)
     if bounds and steps:
         lo, hi = bounds
         monthly = []
@@ -394,6 +397,7 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
         "utilisation": utilisation,
         "growth": growth,
         "partial_month": {"month": partial[0].isoformat()[:7], "logs_end": partial[1].isoformat()} if partial else None,
+        "first_part_months": [{"month": m.isoformat()[:7], "logs_start": t.isoformat()} for m, t in firsts.items()],
         "notes": [
             "months are UTC calendar months by job end; a job counts wholly in the month it ended",
             "medians are interpolated log-uniformly within histogram buckets (run time and wait: "
