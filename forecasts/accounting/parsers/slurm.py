@@ -219,6 +219,7 @@ def _rows(
     tget = tcache.get
     tmiss = parse_time.miss
     utc = parse_time.is_utc
+    in_repeated = parse_time.in_repeated_hour  # an End in a repeated DST hour: the careful path reads Elapsed
     fromiso = _fromiso
     caches = ctx.caches
     mem_c: dict[str, tuple[float, str] | None] = caches["mem"]
@@ -304,7 +305,7 @@ def _rows(
                     gpus = gpus_c[p[i_alloctres]]
                     limit = limit_c[p[i_limit]]
                     exit_status = exit_c[p[i_exit]]
-                    if end is not None and (start is None or start <= end):
+                    if end is not None and (start is None or start <= end) and (utc or not in_repeated(s)):
                         req_mem_mb: float | None = None
                         if mem is not None:
                             value, scope = mem

@@ -7,6 +7,7 @@ where every case is handled and every rejection is worded.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime, tzinfo
 
 from forecasts.accounting.parsers.records import NO_ARRAY_INDEX, JobRecord, ParsedItem, Rejected, Skipped
 from forecasts.accounting.parsers.slurm_fields import (
@@ -46,6 +47,20 @@ def _rejected(lineno: int, reason: str, text: str, count: int) -> ParsedItem | l
 RowFn = Callable[[list[str], int, str], "ParsedItem | list[ParsedItem]"]
 
 
+def _end_agreeing_with_elapsed(start: datetime, end: datetime, end_s: str, elapsed_s: str, tz: tzinfo) -> datetime:
+    """An End in an hour a DST change repeats: the reading (first or second pass) whose wall time agrees with
+    the row's Elapsed (00:30 BST to 01:30 GMT with Elapsed 02:00:00 is two hours, not one)."""
+    later = later_reading(end_s, tz)
+    try:
+        elapsed = parse_duration(elapsed_s)
+    except FieldError:
+        return end
+    if later is None or elapsed is None:
+        return end
+    off_first = abs((end - start).total_seconds() - elapsed)
+    return later if abs((later - start).total_seconds() - elapsed) < off_first else end
+
+
 def _row_parser(layout: Layout, ctx: _Context) -> RowFn:
     """The careful per-row function for one layout (column indexes resolved once)."""
     names = layout.names
@@ -63,6 +78,7 @@ def _row_parser(layout: Layout, ctx: _Context) -> RowFn:
     i_elig = layout.pos("Eligible")
     i_start = layout.pos("Start")
     i_end = layout.pos("End")
+    i_elapsed = layout.pos("Elapsed")
     i_exit = layout.pos("ExitCode")
     i_state = layout.pos("State")
     i_nnodes = layout.pos("NNodes", "AllocNodes")
@@ -83,6 +99,7 @@ def _row_parser(layout: Layout, ctx: _Context) -> RowFn:
     i_cputimeraw = layout.pos("CPUTimeRAW")
     has_state = i_state != miss
     has_end = i_end != miss
+    has_elapsed = i_elapsed != miss
     has_nodes = i_nnodes != miss
     has_cpus = i_ncpus != miss
     has_extra = any(layout.has(c) for c in _EXTRA_COLUMNS)
@@ -259,6 +276,9 @@ def _row_parser(layout: Layout, ctx: _Context) -> RowFn:
             if later is None or later < start:
                 return _rejected(lineno, f"{fname(i_end)}: {end_s!r} is before Start {p[i_start]!r}", text, count)
             end = later
+        elif start is not None and end is not None and has_elapsed and not parse_time.is_utc \
+                and parse_time.in_repeated_hour(end_s):
+            end = _end_agreeing_with_elapsed(start, end, end_s, p[i_elapsed], parse_time.tz)
         cl = cluster_arg or p[i_cluster]
         req_wall = None if limit is None else int(limit)
         if isinstance(idx, int):
