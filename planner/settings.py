@@ -407,6 +407,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Usage, forecasts, hardware designs, reports and chargeback for research computing.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # the schema and its docs page are for signed-in users and tokens, as every other route (drf-spectacular
+    # serves them to anyone by default, and /api/ is left to DRF by the sign-in middleware)
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
