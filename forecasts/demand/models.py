@@ -244,6 +244,7 @@ class ForecastFit(models.Model):
                 for f in self.result.get("fits", []) if "weight" in f and f["family"] != "combined"
             ],
             "partial_period": self.result.get("partial_period"),
+            "first_part_period": self.result.get("first_part_period"),
             "log_reason": self.result.get("log_reason"),
             "interval_caveat": self.interval_caveat,
             "accuracy_caveat": self.accuracy_caveat,

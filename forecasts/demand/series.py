@@ -23,7 +23,7 @@ from django.apps import apps
 from django.db.models import Count, Sum
 
 from forecasts.accounting.models import Cluster, Department, UsageMonthly
-from forecasts.accounting.selectors import logs_partial_month
+from forecasts.accounting.selectors import logs_first_part_months, logs_partial_month
 from forecasts.demand.engine import STAT_MEMBERS, ShortHistoryError
 from forecasts.demand.engine import forecast as engine_forecast
 from forecasts.demand.engine.backtest import MAX_ORIGINS
@@ -81,6 +81,9 @@ class MonthlySeries:
     partial_month: date | None = None  # a last month the logs end inside: left out of values
     partial_value: float | None = None
     logs_end: Any = None
+    first_part_month: date | None = None  # a first month the logs begin inside: left out of values
+    first_part_value: float | None = None
+    logs_start: Any = None
 
     @property
     def through(self) -> date:
@@ -197,7 +200,19 @@ def monthly_series(spec: SeriesSpec, *, through: date | None = None) -> MonthlyS
     series.units = UNITS[spec.metric]
     if spec.metric != "storage_pb":
         _drop_partial_month(series, logs_partial_month(spec.cluster))
+        _drop_first_part_month(series, logs_first_part_months([spec.cluster.pk] if spec.cluster else None))
     return series
+
+
+def _drop_first_part_month(series: MonthlySeries, first_parts: dict[date, Any]) -> None:
+    """A first month the logs begin inside (KTH's September 1996: a day's usage) is left out too, or the
+    fit's level and drift start from it; only the series' first month (a cluster added later is growth)."""
+    if series.start not in first_parts or len(series.values) < 2:
+        return
+    series.first_part_month, series.logs_start = series.start, first_parts[series.start]
+    series.first_part_value = series.values[0]
+    series.values = series.values[1:]
+    series.start = add_months(series.start, 1)
 
 
 def _drop_partial_month(series: MonthlySeries, partial: tuple[date, Any] | None) -> None:
@@ -353,6 +368,9 @@ def forecast_fit_create(
         result["partial_period"] = {"month": series.partial_month.isoformat(), "value": series.partial_value,
                                     "logs_end": series.logs_end.isoformat() if series.logs_end else None,
                                     "note": "the logs end inside this month: left out of the fit and the chart"}
+    if series.first_part_month is not None:
+        result["first_part_period"] = {"month": series.first_part_month.isoformat(), "value": series.first_part_value,
+                                       "logs_start": series.logs_start.isoformat() if series.logs_start else None}
     return _fit_record(
         result, start=series.start, values=series.values, frequency="M", units=series.units, options=options,
         seconds=seconds, metric=spec.metric, cluster=spec.cluster, department=spec.department,

@@ -28,7 +28,8 @@ def _month(text: str) -> date:
 
 class Command(BaseCommand):
     help = ("Forecast a monthly usage series with the combined engine forecast (members backtested at the "
-            "asked horizon, calibrated intervals; a month the logs end inside is left out) and store the fit. "
+            "asked horizon, calibrated intervals; a month the logs begin or end inside is left out) and store "
+            "the fit. "
             "Prints the method, backtest errors and yearly median/p10/p90 (part years marked); last stdout "
             "line: JSON.")
 
