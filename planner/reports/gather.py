@@ -17,6 +17,7 @@ from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
 from forecasts.accounting.models import Cluster, ClusterCapacity, Department, IngestRun, Institution
+from forecasts.accounting.selectors import logs_first_part_months
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.sequencing import node_type_label
 from forecasts.units import BYTES_PER_TB
@@ -47,10 +48,11 @@ def _ref(refs: list[dict[str, str]], key: str, kind: str, label: str, detail: st
 
 
 def default_period(cluster: Cluster | None) -> tuple[date, date] | None:
-    """The whole span of usage of the cluster (first month, last complete month).
+    """The whole span of usage of the cluster (first complete month, last complete month).
 
     The month of the last job end in the logs is usually cut short (logs taken on the 6th hold six
-    days of it), so it is left out of the default period unless it is the only month.
+    days of it), so it is left out of the default period unless it is the only month; so is a first
+    month the logs begin inside (KTH's September 1996: a day of it), whose capacity would count whole.
     """
     agg = usage_filtered(cluster=cluster.name if cluster else None).aggregate(lo=Min("month"), hi=Max("month"))
     if agg["lo"] is None:
@@ -62,7 +64,10 @@ def default_period(cluster: Cluster | None) -> tuple[date, date] | None:
     hi = agg["hi"]
     if last_end is not None and last_end.date() < month_end(hi) - timedelta(days=1) and hi > agg["lo"]:
         hi = date(hi.year - (hi.month == 1), (hi.month - 2) % 12 + 1, 1)
-    return agg["lo"], hi
+    lo = agg["lo"]
+    if lo < hi and lo in logs_first_part_months([cluster.pk] if cluster else None):
+        lo = date(lo.year + (lo.month == 12), lo.month % 12 + 1, 1)
+    return lo, hi
 
 
 def gather_facts(*, design: Design, cluster: Cluster | None = None, start: date | None = None,
@@ -154,6 +159,7 @@ def _usage(cluster: Cluster | None, start: date, end: date, wr: dict[str, Any] |
               .annotate(jobs=Sum("jobs"), ch=Sum("core_hours"), users=Count("identity__user", distinct=True))
               .order_by("-ch")):
         by_dept.append({"code": d["department__code"], "name": d["department__name"], "jobs": d["jobs"],
+                        "unassigned": d["department__code"] == Department.UNASSIGNED_CODE,
                         "core_hours": float(d["ch"]), "users": d["users"],
                         "share": float(d["ch"]) / float(tot["core_hours"]) if tot["core_hours"] else 0.0})
     values = [x["core_hours"] for x in months]

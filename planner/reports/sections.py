@@ -86,8 +86,8 @@ def _summary(b: Builder) -> Section:
         where = f"the {f['cluster']} cluster" if f.get("cluster") else "all clusters"
         parts.append(
             f"Over {period_text(f)} {where} ran {fmt_int(u['jobs'])} jobs and delivered "
-            f"{fmt_millions(u['core_hours'])} core-hours to {fmt_int(u['users'])} users in "
-            f"{fmt_int(u['projects'])} projects across {fmt_int(u['departments'])} departments"
+            f"{fmt_millions(u['core_hours'])} core-hours to {_count(u['users'], 'user')} in "
+            f"{_count(u['projects'], 'project')} across {_count(u['departments'], 'department')}"
             + (f", at {fmt_pct(u['utilisation'])} utilisation" if u.get("utilisation") is not None else "")
             + ".")
     if conf:
@@ -116,6 +116,16 @@ def _summary(b: Builder) -> Section:
                    [b.para("summary", text, usage_refs(f)[:3] + ev_ref)])
 
 
+def _count(n: int | None, word: str) -> str:
+    """"1 department", "11 departments", "no projects" (a count inside a sentence)."""
+    return f"no {word}s" if not n else f"1 {word}" if n == 1 else f"{fmt_int(n)} {word}s"
+
+
+def _unassigned(row: dict[str, Any]) -> bool:
+    """The Unassigned bucket's row (older stored facts have no flag: its code, Department.UNASSIGNED_CODE)."""
+    return bool(row.get("unassigned", row.get("code") == "unassigned"))
+
+
 def _own_hardware_comparison(f: dict[str, Any]) -> dict[str, Any] | None:
     """The last benchmark comparison whose faster configuration is the design's own and partly bought by it:
     a speed-up on hardware the plan does not buy is the benchmark study's finding (section 6), not the plan's."""
@@ -142,16 +152,19 @@ def _institution(b: Builder) -> Section:
         growth_txt = (f" Core-hours in the last {growth['months']} months of the period were "
                       f"{fmt_pct(growth['ratio'] - 1, 0)} {'above' if growth['ratio'] >= 1 else 'below'} the "
                       f"{growth['months']} months before.")
-    top = (u.get("by_department") or [])[:1]
+    depts = u.get("by_department") or []
+    top = [d for d in depts if not _unassigned(d)][:1]  # Unassigned is a bucket, not a department
     top_txt = (f" The largest department, {top[0]['name']}, used {fmt_pct(top[0]['share'])} of the core-hours."
                if top else "")
+    top_txt += "".join(f" {fmt_pct(d['share'])} of the core-hours ran under identities no mapping attributes to a "
+                       "department (Unassigned)." for d in depts if _unassigned(d))
     util = (f" Measured against the recorded capacity of the cluster the system was "
             f"{fmt_pct(u['utilisation'])} utilised." if u.get("utilisation") is not None else
             " No cluster capacity is recorded, so utilisation is not stated.")
     s.blocks.append(b.para("institution", (
         f"{(f.get('institution') or {}).get('name', 'The institution')} runs the {f.get('cluster') or 'shared'} "
-        f"cluster for {fmt_int(u['users'])} users in {fmt_int(u['projects'])} projects and "
-        f"{fmt_int(u['departments'])} departments. Over {period_text(f)} ({u.get('months')} months) they ran "
+        f"cluster for {_count(u['users'], 'user')} in {_count(u['projects'], 'project')} and "
+        f"{_count(u['departments'], 'department')}. Over {period_text(f)} ({u.get('months')} months) they ran "
         f"{fmt_int(u['jobs'])} jobs using {fmt_millions(u['core_hours'])} core-hours.{util}{top_txt}{growth_txt}"
     ), refs))
     rows = [
