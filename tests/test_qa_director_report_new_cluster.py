@@ -43,7 +43,8 @@ def sp2(departments: dict[str, Any]) -> Any:
                  UsageMonthly(cluster=cluster, month=month, identity=loose, department=unassigned,
                               jobs=30, core_hours=30_000.0)]
     UsageMonthly.objects.bulk_create(rows)
-    IngestRun.objects.create(cluster=cluster, format="swf", status=IngestRun.Status.COMPLETED, records_read=403, jobs_ingested=403,
+    IngestRun.objects.create(cluster=cluster, format="swf", status=IngestRun.Status.COMPLETED, records_read=403,
+                             jobs_ingested=403,
                              first_start=datetime(1996, 9, 30, 12, 10, tzinfo=UTC),
                              last_end=datetime(1997, 7, 31, 23, 0, tzinfo=UTC))
     return cluster
