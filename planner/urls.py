@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from planner.access import views as access_views
 from planner.designs import api as api_designs
@@ -8,7 +8,7 @@ from planner.web import api, views, views_methods
 
 api_v1 = [
     path("me/", api.me, name="api-me"),
-    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("schema/", api.SchemaView.as_view(), name="api-schema"),
     # the split view serves its start-up script from a URL: no inline script under the CSP
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("forecasts.accounting.api")),

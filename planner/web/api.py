@@ -6,8 +6,10 @@ from typing import Any
 
 from django.urls import URLPattern, URLResolver, get_resolver
 from drf_spectacular.utils import extend_schema
+from drf_spectacular.views import SpectacularAPIView
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import api_view
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
@@ -83,3 +85,15 @@ class IndexRouter(DefaultRouter):
 
 router = IndexRouter()
 router.register("departments", DepartmentViewSet, basename="department")
+
+
+class SchemaView(SpectacularAPIView):
+    """The OpenAPI schema; a refusal (401 to an anonymous caller) is JSON ``{"detail"}`` like every other API
+    error, not a body labelled as a schema (a browser saved it as a YAML file)."""
+
+    def handle_exception(self, exc: Exception) -> Response:
+        response = super().handle_exception(exc)
+        self.request.accepted_renderer = JSONRenderer()
+        self.request.accepted_media_type = JSONRenderer.media_type
+        return response
+

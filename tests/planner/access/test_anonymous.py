@@ -46,3 +46,12 @@ def test_an_anonymous_visitor_gets_nothing_but_the_sign_in_forms(world: Any) -> 
             if PLANTED.encode() in (b"" if getattr(response, "streaming", False) else response.content):
                 problems.append(f"{method.upper()} {route.path} ({route.name}): department B's rows shown")
     assert problems == [], "\n".join(problems)
+
+
+def test_the_api_schema_refuses_an_anonymous_caller_in_json(client: Any) -> None:
+    """It was served to anyone; refused, its 401 was labelled application/vnd.oai.openapi (a browser saved it)."""
+    for accept in ("*/*", "application/json", "application/vnd.oai.openapi"):
+        response = client.get("/api/v1/schema/", HTTP_ACCEPT=accept)
+        assert response.status_code == 401, accept
+        assert response["Content-Type"] == "application/json", accept
+        assert "credentials" in response.json()["detail"]
