@@ -154,4 +154,20 @@ def compute_capacity_rule(scenario: dict[str, Any]) -> str:
     target_text = (f"{float(target):.0%} utilisation target (this scenario)" if target is not None else
                    f"{default_target:.0%} utilisation target (the default; constraints.utilisation_target)")
     return (f"cores x 24 h x (365 - maintenance days) x utilisation target, each core weighted by clock x "
-            f"architecture factor relative to the reference core: {days_text}; {target_text}")
+            f"architecture factor relative to the {reference_core_label(scenario)} (demand is counted on it too): "
+            f"{days_text}; {target_text}")
+
+
+def reference_core_label(scenario: dict[str, Any]) -> str:
+    """The core the design's core-hours are counted on: "3.5 GHz reference core (the default)", or the
+    scenario's ``reference_core`` ("2.3 GHz x architecture factor 1.2 reference core")."""
+    from planner.designs.capacity import Design
+
+    ref = scenario.get("reference_core") or {}
+    fields = Design.__dataclass_fields__
+    clock = float(ref.get("clock_ghz") or fields["reference_clock_ghz"].default)  # type: ignore[arg-type]
+    arch = float(ref.get("arch_factor") or fields["reference_arch_factor"].default)  # type: ignore[arg-type]
+    core = f"{clock:g} GHz" + (f" x architecture factor {arch:g}" if arch != 1.0 else "") + " reference core"
+    if ref.get("note"):
+        return f"{core} ({ref['note']})"
+    return core + ("" if ref.get("clock_ghz") else " (the default; reference_core in the scenario)")

@@ -26,6 +26,7 @@ from planner.designs.labels import (
     compute_capacity_rule,
     constraint_label,
     is_binding,
+    reference_core_label,
     run_status,
 )
 from planner.designs.models import Design, OptimizerRun
@@ -146,6 +147,7 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "fig_cpg": charts.cost_per_genome(series), "fig_storage": charts.storage(series),
             "derivations": ev.result.get("derivations", {}),
             "compute_rule": compute_capacity_rule(design.scenario),
+            "reference_core": reference_core_label(design.scenario).split(" (")[0],
             "prices": price_sources_summary(ev.price_sources),
             "why": design_explanation(design, ev),
         }
