@@ -65,3 +65,36 @@ def test_when_every_job_waited_zero_the_median_wait_is_zero_not_the_middle_of_a_
     assert wait["mean_wait_hours"] == 0
     assert wait["median_wait_hours"] == 0
     assert [q["median_wait_hours"] for q in wait["by_queue"]] == [0]
+
+
+def test_the_page_says_waits_are_not_recorded_instead_of_showing_zero_hours(report: dict[str, Any],
+                                                                            planner_user: Any) -> None:
+    """Every NASA job's wait reads 0 s (SWF's -1, "unknown"): the page, the chart and the grant report's facts
+    say the log does not record waits, instead of quoting a measured-looking "Mean queue wait 0.00 h"."""
+    from django.test import Client
+
+    from forecasts.workload.charts import figures
+    from planner.reports.workload_adapter import workload_facts
+
+    assert report["queue_wait"]["all_zero"] is True
+    client = Client()
+    client.force_login(planner_user)
+    html = client.get("/usage/workload/?cluster=nasa").content.decode()
+    assert 'id="waits-not-recorded"' in html and "Mean queue wait" not in html
+    assert "not recorded" in figures(report)["wait"]["layout"]["title"]["text"]
+    facts = workload_facts(report=report, refs=[])
+    assert facts is not None
+    row = next(r for r in facts["rows"] if r["label"] == "Mean queue wait (hours)")
+    assert row["value"].startswith("not recorded")
+
+
+def test_a_log_with_waits_keeps_its_wait_figures(departments: Any) -> None:
+    from django.core.management import call_command
+
+    from forecasts.workload.selectors import workload_report
+
+    call_command("ingest_accounting", "--format", "slurm", "--cluster", "phillips",
+                 str(SHARED_DATA / "slurm" / "xdmod_referencedata_phillips.log"), stdout=io.StringIO(),
+                 stderr=io.StringIO())
+    wait = workload_report(cluster="phillips")["queue_wait"]
+    assert wait["all_zero"] is False and wait["mean_wait_hours"] > 1

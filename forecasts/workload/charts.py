@@ -66,7 +66,9 @@ def figures(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
                            "x": [r["queue"] for r in report["queue_wait"]["by_queue"]],
                            "y": [r["median_wait_hours"] for r in report["queue_wait"]["by_queue"]],
                            "marker": {"color": ORANGE}}],
-                 "layout": _layout("Queue wait by queue", "queue", "hours", xaxis={"type": "category"})},
+                 "layout": _layout("Queue wait by queue" + (": every wait reads 0 s, most likely not recorded"
+                                                            if report["queue_wait"].get("all_zero") else ""),
+                                   "queue", "hours", xaxis={"type": "category"})},
     }
     util = report["utilisation"]["monthly"]
     partial = report.get("partial_month")

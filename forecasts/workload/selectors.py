@@ -342,7 +342,9 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
                          "median_wait_hours": _r(med / 3600 if med is not None else None)})
     all_wait = [b for bs in wait_hist.values() for b in bs]
     med_all = quantile(all_wait, 0.5)
-    queue_wait = {"mean_wait_hours": _r(share(wait_hours, jobs)),
+    # every job's wait reads 0 s: no job queued, or (far likelier) the log does not record waits (SWF's -1)
+    queue_wait = {"all_zero": bool(jobs) and not wait_hours,
+                  "mean_wait_hours": _r(share(wait_hours, jobs)),
                   "median_wait_hours": _r(med_all / 3600 if med_all is not None else None),
                   "by_queue": by_queue,
                   "by_size": [{"label": r["label"], "jobs": r["jobs"], "mean_wait_hours": r["mean_wait_hours"]}

@@ -39,7 +39,8 @@ def workload_facts(*, report: dict[str, Any] | None, refs: list[str]) -> dict[st
         {"label": "Maximum job run time (hours)", "value": _h(rt["max"], 1)},
         {"label": "Average job run time (hours)", "value": _h(rt["mean"], 2)},
         {"label": "Median job run time (hours)", "value": _h(rt["median"], 2)},
-        {"label": "Mean queue wait (hours)", "value": _h(qw.get("mean_wait_hours"), 2)},
+        {"label": "Mean queue wait (hours)",
+         "value": "not recorded (every wait reads 0 s)" if qw.get("all_zero") else _h(qw.get("mean_wait_hours"), 2)},
     ]
     under = (ow.get("ran_under_day_requested_over_day") or {})
     if ow.get("jobs_with_request"):
