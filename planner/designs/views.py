@@ -16,6 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from forecasts.demand.paths import PathsError
 from planner.designs import charts, compare_why
 from planner.designs.charts_paths import worst_year
 from planner.designs.compare_chance import chance_compare
@@ -45,6 +46,7 @@ from planner.designs.services import (
     optimizer_run_start,
     scenario_parse_text,
 )
+from planner.designs.services_paths import service_level_run_start
 from planner.designs.services_prices import price_sources_summary
 from planner.designs.uncertainty import DEFAULT_PATHS
 from planner.hardware.services import CatalogImportError
@@ -274,6 +276,18 @@ def design_optimize(request: HttpRequest, pk: int) -> HttpResponse:
                                 f"got {text[:40]!r}")
         return redirect("designs:detail", pk=pk)
     keep = request.POST.get("keep_purchases") == "on"
+    alpha = (design.scenario.get("optimize") or {}).get("service_level")
+    if alpha and design.scenario.get("uncertainty") and not keep:
+        # the scenario asks for a plan holding on that share of its demand paths (docs/scenario-format.md), as
+        # optimize_design --service-level buys it; a plan for the median figures alone holds on about half
+        try:
+            run = service_level_run_start(design=design, alpha=float(alpha), user=request.user)
+        except (ScenarioError, CatalogImportError, PathsError) as exc:
+            messages.error(request, f"Cannot optimise: {exc}")
+            return redirect("designs:detail", pk=pk)
+        messages.info(request, f"The scenario asks for a plan holding on {float(alpha):.0%} of its demand paths "
+                               "(optimize.service_level): this run buys that plan and the cost of 50-95 %.")
+        return redirect("designs:run", pk=run.pk)
     try:
         run = optimizer_run_start(design=design, user=request.user, time_limit_s=limit, keep_purchases=keep)
     except (ScenarioError, CatalogImportError) as exc:
