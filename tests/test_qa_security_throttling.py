@@ -1,0 +1,58 @@
+"""Sign-in throttling tried as an attacker: an account of one's own must not reset the count of
+wrong passwords typed against somebody else's, and a lock ends after the stated time."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from axes.models import AccessAttempt
+from django.conf import settings
+from django.test import Client
+from django.utils import timezone
+
+pytestmark = pytest.mark.django_db
+
+ATTACKER_ADDRESS = "198.51.100.23"
+
+
+def _attempt(username: str, password: str, address: str = ATTACKER_ADDRESS) -> Any:
+    return Client().post("/accounts/login/", {"username": username, "password": password}, REMOTE_ADDR=address)
+
+
+def test_signing_in_to_ones_own_account_does_not_reset_the_count_against_anothers(
+    admin_user: Any, genomics_viewer: Any
+) -> None:
+    """A department viewer who guesses the admin's password four times, signs in as themself, and
+    guesses once more has typed the limit of wrong passwords for the admin from one address: the admin
+    account and the address are locked, and the admin's right password is refused until the lock ends.
+    (django-axes' reset on success deleted every attempt from the address, the admin's included.)"""
+    limit = settings.AXES_FAILURE_LIMIT
+    for _ in range(limit - 1):
+        assert _attempt("root-admin", "guess").status_code == 200
+    assert _attempt("gina-genomics", "pw-gina-genomics").status_code == 302  # the attacker's own account
+    assert _attempt("root-admin", "guess").status_code == 429  # the limit-th wrong password for the admin
+    assert _attempt("root-admin", "pw-root-admin", "203.0.113.9").status_code == 429  # locked from anywhere
+    assert _attempt("gina-genomics", "pw-gina-genomics").status_code == 429  # and the address is locked
+
+def test_a_success_still_clears_the_users_own_failures(genomics_viewer: Any) -> None:
+    limit = settings.AXES_FAILURE_LIMIT
+    for _ in range(limit - 1):
+        _attempt("gina-genomics", "typo")
+    assert _attempt("gina-genomics", "pw-gina-genomics").status_code == 302
+    for _ in range(limit - 1):
+        assert _attempt("gina-genomics", "typo").status_code == 200  # the form again, not the lock
+
+
+def test_the_lock_ends_after_the_stated_minutes(planner_user: Any) -> None:
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        _attempt("pat-planner", "wrong")
+    locked = _attempt("pat-planner", "pw-pat-planner")
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    assert locked.status_code == 429 and f"for {minutes} minutes" in locked.content.decode()
+    # one minute short of the stated time: still locked; at the stated time: the right password gets in
+    AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=minutes - 1))
+    assert _attempt("pat-planner", "pw-pat-planner").status_code == 429
+    AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=minutes, seconds=1))
+    assert _attempt("pat-planner", "pw-pat-planner").status_code == 302
