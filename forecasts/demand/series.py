@@ -23,7 +23,7 @@ from django.apps import apps
 from django.db.models import Count, Sum
 
 from forecasts.accounting.models import Cluster, Department, UsageMonthly
-from forecasts.accounting.selectors import logs_first_part_months, logs_partial_month
+from forecasts.accounting.selectors import logs_end, logs_first_part_months, logs_partial_month
 from forecasts.demand.engine import STAT_MEMBERS, ShortHistoryError
 from forecasts.demand.engine import forecast as engine_forecast
 from forecasts.demand.engine.backtest import MAX_ORIGINS
@@ -189,6 +189,11 @@ def monthly_series(spec: SeriesSpec, *, through: date | None = None) -> MonthlyS
             agg = rows.values("month").annotate(v=Sum(spec.metric))
         points = {r["month"].replace(day=1): float(r["v"] or 0) for r in agg}
         fill = 0.0
+        # a department that left the cluster has no rows after its last job while the logs go on: those months
+        # are 0 (the history's end is the logs' end), or the forecast would carry its old level on as demand
+        end = logs_end(spec.cluster)
+        if points and end is not None and end.date().replace(day=1) > max(points):
+            points[end.date().replace(day=1)] = 0.0
     if through:
         points = {m: v for m, v in points.items() if m <= through}
     series = _regular(points, fill)
