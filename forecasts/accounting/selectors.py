@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 from django.db.models import Max, Min
 
 from forecasts.accounting.models import Cluster, IngestRun
-from forecasts.accounting.parsers.compression import TRUNCATED
+from forecasts.accounting.parsers.compression import TOO_LONG, TRUNCATED
 
 
 def logs_end(cluster: Cluster | None = None, *, cluster_name: str | None = None) -> datetime | None:
@@ -89,5 +89,6 @@ def other_zones(run: IngestRun) -> list[str]:
 
 
 def run_resumable(run: IngestRun) -> bool:
-    """A failed run can be resumed unless its file is truncated: reading it again would stop at the same cut."""
-    return run.status == IngestRun.Status.FAILED and TRUNCATED not in run.error
+    """A failed run can be resumed unless its file is truncated or has an over-long line: reading it again
+    would stop at the same place."""
+    return run.status == IngestRun.Status.FAILED and TRUNCATED not in run.error and TOO_LONG not in run.error

@@ -14,6 +14,7 @@ import gzip
 import io
 import lzma
 import os
+from collections.abc import Iterator
 from typing import BinaryIO, Union
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -63,6 +64,48 @@ class StopAtTruncation(io.RawIOBase):
             return 0
         view[: len(data)] = data
         return len(data)
+
+
+MAX_LINE_BYTES = 16 * 1024 * 1024  # far above any real record (a PBS exec_host list for 100,000 cores is ~1.2 MB)
+
+
+class LineTooLong(TruncatedInput):
+    """A line longer than MAX_LINE_BYTES: the run stops there like a cut file (said in words, not retried)."""
+
+
+TOO_LONG = f"is longer than {MAX_LINE_BYTES // 1024**2} MB without a line break"
+
+
+def too_long_message(name: str, line: int, records: int) -> str:
+    return (f"{name}: line {line:,} {TOO_LONG}, after "
+            f"{records:,} records: those are loaded, the rest of the file is not read. No accounting format has "
+            "lines this long: the file is damaged or is not an accounting log")
+
+
+class LineLimit:
+    """The lines of a binary stream, each read with a bound so that one without a line break cannot fill memory.
+
+    A compressed file of a few megabytes can decompress to gigabytes without a newline; iterating it
+    line by line held them all in one bytes object.  Iteration stops at an over-long line and
+    ``too_long_at`` names it (1-based).
+    """
+
+    def __init__(self, stream: BinaryIO, limit: int = MAX_LINE_BYTES) -> None:
+        self._stream = stream
+        self._limit = limit
+        self.too_long_at: int | None = None
+
+    def __iter__(self) -> Iterator[bytes]:
+        line_number = 0
+        while True:
+            line = self._stream.readline(self._limit + 1)
+            if not line:
+                return
+            line_number += 1
+            if len(line) > self._limit and not line.endswith(b"\n"):
+                self.too_long_at = line_number
+                return
+            yield line
 
 
 def is_compressed(stream: object) -> bool:

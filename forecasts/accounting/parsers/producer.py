@@ -16,6 +16,7 @@ one core and the loaders and PostgreSQL the other.  Nothing here imports Django.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import os
@@ -28,10 +29,13 @@ from zoneinfo import ZoneInfo
 
 from forecasts.accounting.parsers.compression import (
     TRUNCATED,
+    LineLimit,
+    LineTooLong,
     StopAtTruncation,
     TruncatedInput,
     is_compressed,
     open_source,
+    too_long_message,
 )
 from forecasts.accounting.parsers.copyrows import copy_line, rejection_line
 from forecasts.accounting.parsers.formats import get_parser
@@ -118,7 +122,10 @@ def batches(fmt: str, cluster: str, tz_name: str, run_id: int, files: Iterable[F
             cut = StopAtTruncation(stream) if is_compressed(stream) else None
             if cut is not None:
                 stream = io.BufferedReader(cut, buffer_size=1 << 20)
-            items: Iterable[Any] = parse(stream, cluster=cluster, tz=tz)
+            # sacct --json is read in pieces (a compact export is one line); the others by bounded lines
+            limited = None if fmt == "slurm-json" else LineLimit(stream)
+            source: Iterable[bytes] = iter(functools.partial(stream.read, 1 << 20), b"") if limited is None else limited
+            items: Iterable[Any] = parse(source, cluster=cluster, tz=tz)
             current = _Open(Batch(f.file_id, f.position, 0))
             lines, rejections = current.lines, current.rejections
             record = 0
@@ -152,6 +159,8 @@ def batches(fmt: str, cluster: str, tz_name: str, run_id: int, files: Iterable[F
             bytes_done += raw.bytes_read
             if current.batch.read:
                 yield current.close(record, bytes_done)
+            if limited is not None and limited.too_long_at is not None:
+                raise LineTooLong(too_long_message(os.path.basename(f.path), limited.too_long_at, record))
             if cut is not None and cut.truncated:
                 # the records read before the cut are loaded (yielded above); the run then stops, saying so
                 raise TruncatedInput(

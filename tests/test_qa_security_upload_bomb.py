@@ -1,0 +1,74 @@
+"""A decompression bomb in the accounting upload: a gzip of a few hundred kilobytes whose first lines are
+real sacct records and whose rest is one line of hundreds of megabytes without a line break (a few
+gigabytes in an attack; the upload limit counts the compressed bytes).  The parser read it as one line,
+holding all of it in memory (3 GB from a 14 MB upload, measured), so a worker could be killed by a
+single upload and killed again at each retry.  Lines are now read with a bound: the run stops at the
+over-long line, saying so with the file and line, keeps the records before it, and is not retried."""
+
+from __future__ import annotations
+
+import gzip
+import resource
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from forecasts.accounting.parsers.compression import MAX_LINE_BYTES, LineTooLong
+from forecasts.accounting.parsers.producer import FileSpec, batches
+from forecasts.accounting.parsers.synth import slurm_lines
+from tests.helpers import login, wait_for_job
+
+RECORDS = 40
+BOMB_LINE_BYTES = 8 * MAX_LINE_BYTES  # 128 MB decompressed, about 130 KB compressed
+
+
+def _bomb(tmp: Path) -> Path:
+    head = "".join(slurm_lines(RECORDS, start=datetime(2023, 1, 1, tzinfo=UTC), end=datetime(2023, 2, 1, tzinfo=UTC)))
+    path = tmp / "sacct-2023-01.txt.gz"
+    with gzip.open(path, "wb", compresslevel=1) as out:
+        out.write(head.encode())
+        block = b"x" * (1 << 20)
+        for _ in range(BOMB_LINE_BYTES // len(block)):
+            out.write(block)
+    assert path.stat().st_size < 1024**2
+    return path
+
+
+def test_the_parser_stops_at_the_over_long_line_without_holding_it(tmp_path: Path) -> None:
+    path = _bomb(tmp_path)
+    before_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    got: list[Any] = []
+    with pytest.raises(LineTooLong) as caught:
+        for batch in batches("slurm", "c", "UTC", 1, [FileSpec(1, 0, str(path))], 50_000):
+            got.append(batch)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before_kb) / 1024
+    assert grown_mb < BOMB_LINE_BYTES / 1024**2 / 2, f"the peak memory grew by {grown_mb:.0f} MB"
+    assert sum(b.jobs for b in got) == RECORDS  # the records before the line are batched for loading
+    assert str(caught.value).startswith(f"sacct-2023-01.txt.gz: line {RECORDS + 1:,} is longer than 16 MB")
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_an_uploaded_bomb_fails_its_run_in_words_and_keeps_the_records_before_it(
+        client: Any, planner_user: Any, live_worker: Any, tmp_path: Path, settings: Any) -> None:
+    from forecasts.models import IngestRun, Job
+    from planner.models import BackgroundJob
+
+    settings.UPLOAD_DIR = tmp_path / "uploads"
+    login(client, planner_user)
+    form = {"format": "detect", "cluster": "__new__", "new_cluster": "minerva", "timezone": ""}
+    bomb = _bomb(tmp_path)
+    response = client.post(reverse("ingest-new"), {**form, "file": SimpleUploadedFile(bomb.name, bomb.read_bytes())})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    job = wait_for_job(BackgroundJob.objects.get().pk, timeout_s=120)
+    assert job.status == BackgroundJob.Status.FAILED
+    assert f"line {RECORDS + 1:,} is longer than 16 MB" in job.message and "Traceback" not in job.message
+    run = IngestRun.objects.get()
+    assert run.status == IngestRun.Status.FAILED and "is longer than 16 MB" in run.error
+    assert Job.objects.count() == RECORDS
+    page = client.get(reverse("ingest-run", args=[run.pk])).content.decode()
+    assert "is longer than 16 MB" in page and reverse("ingest-resume", args=[run.pk]) not in page
