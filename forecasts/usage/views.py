@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import date, datetime
 from functools import wraps
 from typing import Any
+from urllib.parse import quote
 
 from django import forms
 from django.contrib import messages
@@ -20,6 +21,7 @@ from django.db import transaction
 from django.db.models import Max, Min, Sum
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from forecasts.accounting.models import Cluster, Department, Identity, IdentityMapping, Project, UsageMonthly
@@ -213,9 +215,10 @@ def mappings(request: HttpRequest) -> HttpResponse:
     })
 
 
-def unassigned_identities() -> Any:
-    """Identities with usage in the Unassigned bucket, the biggest first."""
-    return (UsageMonthly.objects.filter(department__code="unassigned")
+def unassigned_identities(cluster: str = "") -> Any:
+    """Identities with usage in the Unassigned bucket (on ``cluster`` only, when named), the biggest first."""
+    rows = UsageMonthly.objects.filter(department__code="unassigned")
+    return ((rows.filter(cluster__name=cluster) if cluster else rows)
             .values("identity_id", "identity__user", "identity__group", "identity__account")
             .annotate(jobs=Sum("jobs"), core_hours=Sum("core_hours"), first=Min("month"), last=Max("month"))
             .order_by("-core_hours"))
@@ -248,11 +251,17 @@ def unassigned(request: HttpRequest) -> HttpResponse:
 
 
 def _unassigned_context(request: HttpRequest, form: MapIdentityForm | None = None) -> dict[str, Any]:
-    page = Paginator(unassigned_identities(), 50).get_page(request.GET.get("page"))
-    totals = UsageMonthly.objects.filter(department__code="unassigned").aggregate(
+    # ?cluster=NAME: the identities a newly loaded cluster brought (its ingest run's "Map them" link), whose
+    # total is the one that run's page quotes; the other clusters' Unassigned usage is not mixed in
+    unassigned = UsageMonthly.objects.filter(department__code="unassigned")
+    clusters = list(unassigned.order_by("cluster__name").values_list("cluster__name", flat=True).distinct())
+    cluster = (request.GET.get("cluster") or request.POST.get("cluster") or "").strip()
+    cluster = cluster if cluster in clusters else ""
+    page = Paginator(unassigned_identities(cluster), 50).get_page(request.GET.get("page"))
+    totals = (unassigned.filter(cluster__name=cluster) if cluster else unassigned).aggregate(
         jobs=Sum("jobs"), core_hours=Sum("core_hours"))
     return {
-        "page": page, "rows": page.object_list, "form": form,
+        "page": page, "rows": page.object_list, "form": form, "cluster": cluster, "clusters": clusters,
         "departments": Department.objects.exclude(code="unassigned"),
         "projects": Project.objects.select_related("department"),
         "kinds": IdentityMapping.Kind.choices, "totals": totals,
@@ -277,4 +286,5 @@ def unassigned_map(request: HttpRequest) -> HttpResponse:
         moved = usage_reattribute()
     messages.success(request, f"Mapped {mapping.kind} {mapping.name} to {mapping.department}: "
                               f"{moved:,} monthly usage rows re-attributed.")
-    return redirect("usage-unassigned")
+    cluster = (request.POST.get("cluster") or "").strip()
+    return redirect(reverse("usage-unassigned") + (f"?cluster={quote(cluster)}" if cluster else ""))
