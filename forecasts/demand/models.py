@@ -180,6 +180,14 @@ class ForecastFit(models.Model):
         and "Later steps of single-series intervals"); None otherwise."""
         if not self.result.get("engine"):
             return None
+        steps = self.result.get("steps") or []
+        if steps and all(s["p97_5"] - s["p2_5"] <= 1e-9 * max(1.0, abs(s["median"])) for s in steps):
+            shape = ("are all equal" if len({v for v in self.values if v is not None}) == 1
+                     else "follow a pattern the models reproduce exactly")
+            return (f"The band has no width: the {len(self.values)} values fitted {shape}, so every backtest error "
+                    f"was 0. It says the past did not vary, not "
+                    f"that the future cannot: a change the history never showed (new users, a cluster retired) is "
+                    f"not in it.")
         if len(self.values) < SHORT_HISTORY_VALUES:
             return (f"A short history: {len(self.values)} values fitted. On public yearly series with 8-12 values, "
                     f"intervals made this way held about 67-78% of the later points at 80%, not 80% "
