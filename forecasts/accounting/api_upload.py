@@ -14,7 +14,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from forecasts.accounting.upload import IngestUploadHandler, too_large_message, upload_discard
+from forecasts.accounting.upload import IngestUploadHandler, too_large_message, upload_discard, uploads_discard_unkept
 from forecasts.accounting.views import UPLOAD_SLACK_BYTES, upload_handler_install
 
 
@@ -28,6 +28,12 @@ class StreamedUploadMixin:
         if request.method == "POST":
             self._upload_handler = upload_handler_install(request)  # None for a body without files
         return super().initialize_request(request, *args, **kwargs)  # type: ignore[misc]
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        # the body was streamed to disk before authentication's CSRF check and the permission check
+        # read it: a refused request (or any that did not store its file) leaves nothing behind
+        uploads_discard_unkept(getattr(self, "_upload_handler", None))
+        return super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
 
     def _too_large(self, size: int) -> Response:
         message = too_large_message(size, self.server_command) if self.server_command else too_large_message(size)

@@ -53,6 +53,7 @@ class StoredUpload(UploadedFile):
     def __init__(self, path: Path, name: str, content_type: str | None, size: int, charset: str | None) -> None:
         super().__init__(path.open("rb"), name, content_type, size, charset)
         self.path = path
+        self.kept = False  # set by upload_store: a run or scan owns the file now
 
     def temporary_file_path(self) -> str:
         return str(self.path)
@@ -72,6 +73,7 @@ class IngestUploadHandler(FileUploadHandler):
         self.size = 0
         self.path: Path | None = None
         self._out: Any = None
+        self.stored: list[StoredUpload] = []  # every file written; upload_store marks the ones kept
 
     def handle_raw_input(self, input_data: Any, META: Any, content_length: int, boundary: Any,  # noqa: N803
                          encoding: str | None = None) -> None:
@@ -99,7 +101,9 @@ class IngestUploadHandler(FileUploadHandler):
             return None
         self._out.close()
         self._out = None
-        return StoredUpload(self.path, self.file_name, self.content_type, file_size, self.charset)
+        stored = StoredUpload(self.path, self.file_name, self.content_type, file_size, self.charset)
+        self.stored.append(stored)
+        return stored
 
     def upload_interrupted(self) -> None:
         self._discard()
@@ -123,10 +127,26 @@ def upload_discard(path: Path | str) -> None:
         path.unlink(missing_ok=True)
 
 
+def uploads_discard_unkept(handler: IngestUploadHandler | None) -> None:
+    """Remove the files a request streamed to disk that no run or scan took (upload_store).
+
+    The body is streamed before the CSRF check and the API's permission check read it, so a request
+    they refuse has already written its file; called when the response is made, whatever it is.
+    """
+    if handler is None:
+        return
+    for stored in handler.stored:
+        if not stored.kept:
+            stored.close()
+            upload_discard(stored.path)
+    handler.stored = []
+
+
 def upload_store(uploaded: Any) -> Path:
     """The path of an uploaded file under UPLOAD_DIR, copying in chunks if another handler took it."""
     if isinstance(uploaded, StoredUpload):
         uploaded.close()
+        uploaded.kept = True
         return uploaded.path
     directory = Path(settings.UPLOAD_DIR) / uuid.uuid4().hex
     directory.mkdir(parents=True, exist_ok=True)

@@ -30,6 +30,7 @@ from forecasts.accounting.upload import (
     too_large_message,
     upload_discard,
     upload_store,
+    uploads_discard_unkept,
 )
 from planner.roles import ADMIN, PLANNER, planner_required, role_of
 
@@ -104,7 +105,11 @@ def ingest_new(request: HttpRequest) -> HttpResponse:
         form = UploadForm()
         form.add_error(None, too_large_message(int(request.META["CONTENT_LENGTH"])))
         return _render_upload(request, form, status=413)
-    return _ingest_new(request, upload_handler_install(request))
+    handler = upload_handler_install(request)
+    try:
+        return _ingest_new(request, handler)  # csrf_protect: refused after the body is streamed to disk
+    finally:
+        uploads_discard_unkept(handler)
 
 
 @csrf_protect

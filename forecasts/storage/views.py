@@ -28,6 +28,7 @@ from forecasts.accounting.upload import (
     too_large_message,
     upload_discard,
     upload_store,
+    uploads_discard_unkept,
 )
 from forecasts.accounting.views import (
     NO_FILE_MESSAGE,
@@ -101,7 +102,11 @@ def storage_upload(request: HttpRequest) -> HttpResponse:
             form = ScanUploadForm()
             form.add_error(None, too_large_message(int(request.META["CONTENT_LENGTH"]), SERVER_COMMAND))
             return _render(request, form, status=413)
-        return _storage_upload(request, upload_handler_install(request))
+        handler = upload_handler_install(request)
+        try:
+            return _storage_upload(request, handler)  # csrf_protect: refused after the body is on disk
+        finally:
+            uploads_discard_unkept(handler)
     return _render(request, ScanUploadForm())
 
 
