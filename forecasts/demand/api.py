@@ -208,6 +208,8 @@ class SeriesForecastIn(serializers.Serializer):
     log = serializers.BooleanField(required=False, allow_null=True, default=None)
     backtest = serializers.IntegerField(default=DEFAULT_ORIGINS, min_value=0, max_value=60)
     family = serializers.ChoiceField(choices=FAMILY_CHOICES, required=False)
+    growth_rate = serializers.FloatField(required=False, allow_null=True, default=None, min_value=-99.9,
+                                         help_text="% per year: projects a history too short to forecast")
 
 
 class ExternalSeriesViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
@@ -245,7 +247,8 @@ class ExternalSeriesViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewS
         d = inp.validated_data
         try:
             fit = external_fit_create(series, horizon=d["horizon"], family=d.get("family"), log=d.get("log"),
-                                      backtest_origins=d["backtest"], user=request.user)
+                                      backtest_origins=d["backtest"], user=request.user,
+                                      growth_rate=d.get("growth_rate"))
         except SeriesError as exc:
             raise serializers.ValidationError({"series": str(exc)}) from exc
         return Response({**fit.summary(), "forecast": forecast_rows(fit.result)}, status=status.HTTP_201_CREATED)

@@ -11,6 +11,7 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -288,25 +289,34 @@ def series_list(request: HttpRequest) -> HttpResponse:
             growth_rate = _growth_rate(request.POST.get("growth_rate"))
             text = upload_text(upload.read(), upload.name)
             gaps: list[int] = []
-            series = external_series_create(
-                name=request.POST.get("name", "").strip(), units=request.POST.get("units", "").strip(),
-                frequency=request.POST.get("frequency", ""), aggregate=request.POST.get("aggregate", "mean"),
-                text=text, description=request.POST.get("description", ""), source_name=upload.name,
-                user=request.user, replace=bool(request.POST.get("replace")), gaps=gaps,
-            )
-            if gaps:
-                messages.info(request, f"{upload.name}: {describe_gaps(gaps)}: kept as gaps, not as zeros")
-            external_fit_create(series, horizon=horizon,
-                                log={"auto": None, "log": True, "raw": False}.get(request.POST.get("log", "auto")),
-                                user=request.user, growth_rate=growth_rate)
+            # one step: a fit refused (too short without a growth rate) stores no series, or uploading again
+            # with the rate asked for was refused as "a series named ... exists"
+            with transaction.atomic():
+                series = _upload_and_fit(request, upload.name, text, horizon, growth_rate, gaps)
         except (ExternalSeriesError, SeriesError, UploadTextError, HorizonError) as exc:
             error = str(exc)
         else:
+            if gaps:
+                messages.info(request, f"{upload.name}: {describe_gaps(gaps)}: kept as gaps, not as zeros")
             return redirect("forecast-series", pk=series.pk)
     return render(request, "forecasts/series_list.html", {
         "series": ExternalSeries.objects.all(), "error": error, "frequencies": ExternalSeries.Frequency.choices,
         "aggregates": ExternalSeries.Aggregate.choices,
     })
+
+
+def _upload_and_fit(request: HttpRequest, source: str, text: str, horizon: int, growth_rate: float | None,
+                    gaps: list[int]) -> ExternalSeries:
+    series = external_series_create(
+        name=request.POST.get("name", "").strip(), units=request.POST.get("units", "").strip(),
+        frequency=request.POST.get("frequency", ""), aggregate=request.POST.get("aggregate", "mean"),
+        text=text, description=request.POST.get("description", ""), source_name=source,
+        user=request.user, replace=bool(request.POST.get("replace")), gaps=gaps,
+    )
+    external_fit_create(series, horizon=horizon,
+                        log={"auto": None, "log": True, "raw": False}.get(request.POST.get("log", "auto")),
+                        user=request.user, growth_rate=growth_rate)
+    return series
 
 
 @planner_required
@@ -319,6 +329,7 @@ def series_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 family=request.POST.get("family") or None,
                 log={"auto": None, "log": True, "raw": False}.get(request.POST.get("log", "auto")),
                 backtest_origins=backtest_origins(request.POST.get("backtest")), user=request.user,
+                growth_rate=_growth_rate(request.POST.get("growth_rate")),
             )
         except (SeriesError, HorizonError) as exc:
             messages.error(request, str(exc))
