@@ -200,7 +200,7 @@ def optimizer_run_execute(run_id: int, job_id: int | None = None) -> OptimizerRu
         run.status, run.message, run.finished_at = OptimizerRun.Status.FAILED, str(exc), timezone.now()
         run.save(update_fields=["status", "message", "finished_at"])
         if job_id:
-            job_failed(job_id, message=str(exc))
+            job_failed(job_id, message=str(exc), result_url=reverse("designs:run", args=[run.pk]))
         return run
     run.inputs_sha256 = inputs_sha256(run.design.scenario, cat, [s.to_dict() for s in sc.price_sources])
     run.result = res.to_dict()
@@ -220,7 +220,7 @@ def optimizer_run_fail(run_id: int, job_id: int | None, message: str) -> None:
     OptimizerRun.objects.filter(pk=run_id).update(status=OptimizerRun.Status.FAILED, message=message,
                                                   finished_at=timezone.now())
     if job_id:
-        job_failed(job_id, message=message)
+        job_failed(job_id, message=message, result_url=reverse("designs:run", args=[run_id]))
 
 
 def plan_as_scenario(run: OptimizerRun) -> dict[str, Any]:

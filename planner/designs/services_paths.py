@@ -405,7 +405,7 @@ def service_level_run_execute(run_id: int, job_id: int | None = None) -> Any:
         run.status, run.message, run.finished_at = OptimizerRun.Status.FAILED, msg, timezone.now()
         run.save(update_fields=["status", "message", "finished_at"])
         if job_id:
-            job_failed(job_id, message=msg)
+            job_failed(job_id, message=msg, result_url=reverse("designs:run", args=[run.pk]))
         return run
     o = sc.optimize
     curve, chosen = [], None

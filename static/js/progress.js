@@ -38,6 +38,12 @@
         }
         if (job.status === "failed") {
           card.classList.add("failed");
+          // a job that failed while this page watched it, whose details are this very page (an optimiser run):
+          // load it again, so its heading says "failed" with the reason instead of the "queued" it was drawn with
+          if (card.dataset.status0 !== "failed" && job.result_url === window.location.pathname) {
+            window.location.reload();
+            return;
+          }
           if (job.result_url) {  // e.g. the ingest run whose records were all rejected
             var f = card.querySelector(".job-result");
             f.hidden = false;
@@ -52,6 +58,9 @@
       .catch(function () { setTimeout(function () { poll(card); }, 2000); });
   }
   document.addEventListener("DOMContentLoaded", function () {
-    document.querySelectorAll(".job-progress").forEach(poll);
+    document.querySelectorAll(".job-progress").forEach(function (card) {
+      card.dataset.status0 = card.dataset.status;
+      poll(card);
+    });
   });
 })();
