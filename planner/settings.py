@@ -82,6 +82,7 @@ if PRODUCTION and (problem := secret_key_problem(env_str("SECRET_KEY"))):
                                "python -c 'import secrets; print(secrets.token_urlsafe(50))' and set it in docker/env.")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+CSRF_FAILURE_VIEW = "planner.access.views.csrf_failure"  # a stale form said in words, not Django's bare 403
 SITE_NAME = "Capacity Planner"
 
 INSTALLED_APPS = [

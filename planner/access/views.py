@@ -11,6 +11,7 @@ from django.contrib.auth import BACKEND_SESSION_KEY, logout
 from django.contrib.auth.views import LoginView, LogoutView
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from planner.access import oidc, rules, saml
@@ -117,3 +118,18 @@ def token_revoke_view(request: HttpRequest, pk: int) -> HttpResponse:
     token_revoke(token=token)
     messages.success(request, f"Token {token.prefix}… ({token.name}) revoked: scripts using it now get 401.")
     return redirect("access-profile")
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: a form whose token is stale or missing, said in words, in the product's layout.
+
+    The usual cause is not an attack: signing in (or out) rotates the token, so a form opened before
+    that in another tab, the login page's included, is refused. Nothing of the form is used.
+    """
+    from django.middleware.csrf import REASON_NO_CSRF_COOKIE
+
+    return render(request, "403_csrf.html", {
+        "on_login": request.path == reverse("login"),
+        "no_cookie": reason == REASON_NO_CSRF_COOKIE,
+        "again_url": request.path if request.path not in (reverse("logout"),) else reverse("dashboard"),
+    }, status=403)
