@@ -223,6 +223,26 @@ class ForecastFit(models.Model):
                 f"period a year before). The series moves more than it can be predicted this far ahead: plan on "
                 f"the 80% band, not the median.")
 
+    @property
+    def logs_caveat(self) -> str | None:
+        """One cluster's series whose logs end months before the latest logs loaded (other clusters'): its history
+        stops there, and nothing in it says whether the cluster was retired or its logs not loaded since."""
+        if not self.cluster_id or self.external_series_id or self.metric == self.Metric.STORAGE_PB:
+            return None
+        from forecasts.accounting.selectors import logs_end
+
+        own, latest = logs_end(self.cluster), logs_end()
+        if own is None or latest is None:
+            return None
+        behind = (latest.year - own.year) * 12 + latest.month - own.month
+        if behind < 2:  # the same month or the next: no whole month of the other clusters' logs is missing
+            return None
+        name = self.cluster.name
+        return (f"{name}'s logs end {own:%Y-%m-%d}, {behind} months before the latest logs loaded "
+                f"({latest:%Y-%m-%d}, other clusters): its history and this forecast start from there. If {name} "
+                f"was retired, this is not demand to plan for; if its logs were not loaded since, load them "
+                f"(ingest_accounting) and fit again.")
+
     def summary(self) -> dict[str, Any]:
         """The JSON summary the command prints and the API returns."""
         return {
@@ -256,6 +276,7 @@ class ForecastFit(models.Model):
             "log_reason": self.result.get("log_reason"),
             "interval_caveat": self.interval_caveat,
             "accuracy_caveat": self.accuracy_caveat,
+            "logs_caveat": self.logs_caveat,
             "created_at": self.created_at.isoformat() if self.created_at else None,
             "seconds": round(self.seconds, 3),
         }
