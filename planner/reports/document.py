@@ -166,6 +166,11 @@ def fmt_num(v: float | None, digits: int = 1) -> str:
     return "–" if v is None else f"{v:,.{digits}f}"
 
 
+def fmt_tf(v: float | None) -> str:
+    """Peak teraflops: whole above 10, two significant figures below (a 159-node SP2 is 0.32 TF, not "0")."""
+    return "–" if v is None else f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2g}"
+
+
 def fmt_millions(v: float | None, digits: int = 1) -> str:
     return "–" if v is None else f"{v / 1e6:,.{digits}f} M"
 

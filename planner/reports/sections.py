@@ -23,6 +23,7 @@ from planner.reports.document import (
     fmt_millions,
     fmt_num,
     fmt_pct,
+    fmt_tf,
     fmt_usd,
     fmt_x,
 )
@@ -97,7 +98,7 @@ def _summary(b: Builder) -> Section:
                         "the utilisation target)")
         parts.append(
             f"The proposed configuration ({d.get('name')}) provides {fmt_int(conf.get('cores'))} cores in "
-            f"{fmt_int(conf.get('nodes'))} nodes, {fmt_num(conf.get('peak_tf'), 0)} TF peak, {compute}, and "
+            f"{fmt_int(conf.get('nodes'))} nodes, {fmt_tf(conf.get('peak_tf'))} TF peak, {compute}, and "
             + (f"{fmt_num(conf.get('raw_pb'), 1)} PB total / {fmt_num(conf.get('usable_pb'), 1)} PB usable storage "
                if conf.get("raw_pb") else "no storage (a compute-only design) " if compute_only(d) else "no storage ")
             + f"in {conf.get('year')}.")

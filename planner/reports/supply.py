@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner.reports.builder import Builder, check_name
-from planner.reports.document import Figure, Section, Series, Table, fmt_int, fmt_num, fmt_pct, fmt_usd
+from planner.reports.document import Figure, Section, Series, Table, fmt_int, fmt_num, fmt_pct, fmt_tf, fmt_usd
 
 COMPUTE_ONLY = ("The design buys no storage (a compute-only design), and no year asks it for storage, flash or "
                 "genomes, so the report leaves those figures out.")
@@ -64,7 +64,7 @@ def configuration_section(b: Builder, title: str) -> Section:
         f"Table form of the proposed system once every purchase of {d['name']} is installed ({conf['year']}). "
         f"Schedulable core-hours count {conf['schedulable_hours']:,.0f} hours per core a year (365 days less "
         f"{conf['maintenance_days']:g} maintenance days).{basis}{storage}"), ref))
-    rows = [["Peak speed (TF)", fmt_num(conf["peak_tf"], 0)]]
+    rows = [["Peak speed (TF)", fmt_tf(conf["peak_tf"])]]
     if at_target is not None:
         rows.append([f"Core-hours a year {capacity_basis(conf)} (millions)", fmt_num(at_target / 1e6, 1)])
     rows += [

@@ -43,6 +43,16 @@ def num(value: Any, digits: int = 0) -> str:
 
 
 @register.filter
+def tf(value: Any) -> str:
+    """Peak teraflops as the grant report prints them (planner.reports.document.fmt_tf): whole above 10, two
+    significant figures below, so a small cluster's 0.32 TF does not read 0."""
+    if value is None or value == "":
+        return "–"
+    v = float(value)
+    return f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2g}"
+
+
+@register.filter
 def signed_pct(value: Any, digits: int = 1) -> str:
     """0.704 -> '+70.4%', -0.311 -> '-31.1%' (a relative error, as the docs' tables print it)."""
     if value is None or value == "":
