@@ -33,7 +33,8 @@ def workload_facts(*, report: dict[str, Any] | None, refs: list[str]) -> dict[st
         {"label": "# of jobs", "value": f"{t1['jobs']:,}"},
         {"label": "Core-hours", "value": f"{t1['core_hours']:,.0f}"},
         {"label": "Maximum # of core hours used/job", "value": _h(ch["max"], 1)},
-        {"label": "Minimum # of core hours used/job", "value": _h(ch["min"], 3)},
+        {"label": "Minimum # of core hours used/job",  # the page's 0.0003, not "0.000"
+         "value": _h(ch["min"], 3) if not ch["min"] or ch["min"] >= 0.001 else f"{ch['min']:.3g}"},
         {"label": "Average # of core hours used/job", "value": _h(ch["mean"], 1)},
         {"label": "Median # of core hours used/job", "value": _h(ch["median"], 2)},
         {"label": "Maximum job run time (hours)", "value": _h(rt["max"], 1)},
