@@ -24,6 +24,15 @@ def _local_account(user: Any) -> bool:
     return bool(user.has_usable_password())
 
 
+def active_or_none(user: Any) -> Any:
+    """The session's user, or None once an admin deactivated them (as Django's ModelBackend does).
+
+    mozilla-django-oidc's and django-auth-ldap's get_user return the user whatever ``is_active``
+    says, so a deactivated user's open session kept working until it expired.
+    """
+    return user if user is not None and user.is_active else None
+
+
 def _claim_list(value: Any) -> list[str]:
     if value is None:
         return []
@@ -37,6 +46,9 @@ class OIDCBackend(OIDCAuthenticationBackend):
 
     def _username(self, claims: dict[str, Any]) -> str:
         return str(claims.get(settings.OIDC_USERNAME_CLAIM) or claims.get("sub") or "")[:150]
+
+    def get_user(self, user_id: Any) -> Any:
+        return active_or_none(super().get_user(user_id))
 
     def verify_claims(self, claims: dict[str, Any]) -> bool:
         return bool(self._username(claims))

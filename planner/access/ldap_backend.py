@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django_auth_ldap.backend import LDAPBackend
 
-from planner.access.backends import _local_account
+from planner.access.backends import _local_account, active_or_none
 from planner.access.services import access_apply
 
 log = logging.getLogger(__name__)
@@ -21,6 +21,9 @@ log = logging.getLogger(__name__)
 
 class PlannerLDAPBackend(LDAPBackend):
     """LDAP bind and group lookup by django-auth-ldap; groups become roles via the mappings."""
+
+    def get_user(self, user_id: Any) -> Any:
+        return active_or_none(super().get_user(user_id))
 
     def authenticate_ldap_user(self, ldap_user: Any, password: str) -> Any:
         existing = get_user_model().objects.filter(username__iexact=ldap_user._username).first()
