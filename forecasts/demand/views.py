@@ -169,6 +169,29 @@ def _plan_for_stack(fit: ForecastFit, plan_id: str | None) -> SequencerPlan | No
     return None
 
 
+def year_medians_apart(fit: ForecastFit) -> list[dict[str, Any]]:
+    """Forecast years whose median (over whole sample paths' sums) is more than 10% from the sum of its months'
+    medians and observed values: a reader adding up the per-period CSV gets the second. They part where the
+    months are skewed (a dead cluster: every month's median 0, the year's 232 k, since the paths above 0 add up)."""
+    if fit.family == "growth_rate" or fit.result.get("aggregate", "sum") != "sum":
+        return []
+    per_year = PER_YEAR.get(fit.frequency, 12)
+    first = fit.start.year * per_year + (fit.start.month - 1) * per_year // 12
+    sums: dict[int, float] = {}
+    for i, v in enumerate(fit.values):
+        if v is not None:
+            sums[(first + i) // per_year] = sums.get((first + i) // per_year, 0.0) + v
+    for step in fit.result.get("steps", []):
+        year = int(step["date"][:4])
+        sums[year] = sums.get(year, 0.0) + step["median"]
+    return [{"year": y["year"], "median": y["median"], "months": sums[y["year"]]} for y in fit.yearly
+            if y.get("periods_forecast") and y["year"] in sums
+            and abs(y["median"] - sums[y["year"]]) > 0.1 * max(abs(y["median"]), abs(sums[y["year"]]))]
+
+
+PER_YEAR = {"M": 12, "Q": 4, "S": 2, "A": 1}
+
+
 @planner_required
 def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """The fan chart page of one stored fit."""
@@ -210,7 +233,7 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "inputs": fit_inputs(fit.options, seed=result.get("seed"), periods=fit.period_unit, family=fit.family),
         "bt": bt, "bt_fig": bt_fig, "bt_title": bt_title,
         "families": FAMILY_CHOICES,
-        "whole_year": bool(whole_forecast_years(fit.yearly)),
+        "whole_year": bool(whole_forecast_years(fit.yearly)), "medians_apart": year_medians_apart(fit),
         "plan_row": plan_row, "plans": SequencerPlan.objects.all()[:30],
         "chosen": next(f for f in result["fits"] if f["family"] == fit.family),
         "versions": ForecastFit.objects.filter(
@@ -347,6 +370,7 @@ def series_detail(request: HttpRequest, pk: int) -> HttpResponse:
         if result["log"]:  # growth or decline by a constant factor reads as a straight line
             ctx["fan"]["layout"]["yaxis"] = {"title": {"text": f"{series.units} (log scale)"}, "type": "log"}
         ctx["hide_yearly"] = series.frequency == "A"  # one value a year: the forecast table says it all
+        ctx["medians_apart"] = year_medians_apart(fit)
         bt = year_ago_backtest(fit)
         ctx["bt"] = bt
         if bt:
