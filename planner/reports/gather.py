@@ -20,6 +20,7 @@ from forecasts.accounting.models import Cluster, ClusterCapacity, Department, In
 from forecasts.accounting.selectors import logs_first_part_months
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.sequencing import node_type_label
+from forecasts.storage.display import binary_size
 from forecasts.units import BYTES_PER_TB
 from forecasts.usage.selectors import usage_filtered
 from forecasts.workload.core import CapacityStep, capacity_core_hours, month_end
@@ -206,7 +207,8 @@ def _storage(refs: list[dict[str, str]], start: date, end: date) -> dict[str, An
         {"label": "Total storage used (TB)", "value": f"{nbytes / BYTES_PER_TB:,.1f}"},
         {"label": "Average file size", "value": fmt_bytes(nbytes / files) if files else "–"},
         {"label": f"Median file size ({big.filesystem.name})", "value": fmt_bytes(big.median_size_bytes)},
-        {"label": f"Maximum file size ({big.filesystem.name})", "value": fmt_bytes(stats.get("max_size_bytes"))},
+        {"label": f"Maximum file size ({big.filesystem.name})",  # the page's 100% decile, in its units
+         "value": binary_size(stats["max_size_bytes"]) if stats.get("max_size_bytes") is not None else "–"},
         {"label": f"80% of files smaller than ({big.filesystem.name})", "value": _decile_size(d80)},
         {"label": "# of zero-length files", "value": f"{zero:,}"},
     ]
@@ -235,10 +237,11 @@ def _storage(refs: list[dict[str, str]], start: date, end: date) -> dict[str, An
 
 
 def _decile_size(d: dict[str, Any] | None) -> str:
-    """A decile's largest file in decimal units, as every size in the report (the scan's own text is binary)."""
+    """A decile's largest file as the Storage page writes it (forecasts.storage.display.binary_size: the scan's
+    bins have power-of-two edges), so "16.9 KiB" here is "16.9 KiB" there, not "17.3 KB"."""
     if not d:
         return "–"
-    return fmt_bytes(d["max_size_bytes"]) if d.get("max_size_bytes") is not None else d["max_size"]
+    return binary_size(d["max_size_bytes"]) if d.get("max_size_bytes") is not None else d["max_size"]
 
 
 # ---- projections ---------------------------------------------------------------------------------

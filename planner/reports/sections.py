@@ -240,7 +240,8 @@ def _storage(b: Builder) -> Section:
     s.blocks.append(Table("storage", "Storage characterisation", ["measure", "value"],
                           [[r["label"], r["value"]] for r in st["rows"]], refs, [False, True]))
     if st.get("deciles"):
-        s.blocks.append(Table("storage_deciles", "Distribution of file sizes (deciles)",
+        s.blocks.append(Table("storage_deciles",
+                              "Distribution of file sizes (deciles; 1 KiB = 1,024 bytes, as on the Storage page)",
                               ["decile", "max size", "files"],
                               [[r["decile"], r["max_size"], r["files"]] for r in st["deciles"]], refs,
                               [False, True, True]))
