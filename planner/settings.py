@@ -306,6 +306,7 @@ AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_LOCKOUT_CALLABLE = "planner.access.throttle.lockout_response"  # says whether the account or the address
 AXES_RESET_ON_SUCCESS = True
 AXES_HANDLER = "planner.access.throttle.ThrottleHandler"  # a sign-in clears only its own user's failures
 AXES_CLIENT_IP_CALLABLE = "planner.access.throttle.client_ip"

@@ -56,3 +56,28 @@ def test_the_lock_ends_after_the_stated_minutes(planner_user: Any) -> None:
     assert _attempt("pat-planner", "pw-pat-planner").status_code == 429
     AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=minutes, seconds=1))
     assert _attempt("pat-planner", "pw-pat-planner").status_code == 302
+
+
+def test_a_locked_address_is_not_called_a_locked_account_and_the_page_names_the_right_command(
+        planner_user: Any) -> None:
+    """Someone else's guesses from a shared address (a campus NAT) lock the address, not pat-planner's
+    account: the page said 'locked for this account and for this address' and sent the admin to
+    axes_reset_username, which does not lift an address lock."""
+    for i in range(settings.AXES_FAILURE_LIMIT):
+        _attempt(f"guess-{i}", "wrong", "192.0.2.50")
+    page = _attempt("pat-planner", "pw-pat-planner", "192.0.2.50")
+    assert page.status_code == 429
+    text = " ".join(page.content.decode().split())
+    assert "from this address (192.0.2.50)" in text and "for this account" not in text
+    assert "Your account pat-planner is not locked" in text
+    assert "axes_reset_ip 192.0.2.50" in text and "axes_reset_username" not in text
+
+
+def test_a_locked_account_names_its_command_and_says_every_address_is_refused(planner_user: Any) -> None:
+    for i in range(settings.AXES_FAILURE_LIMIT):
+        _attempt("pat-planner", "wrong", f"10.1.0.{i + 1}")
+    page = _attempt("pat-planner", "pw-pat-planner", "10.2.0.1")
+    text = " ".join(page.content.decode().split())
+    assert page.status_code == 429
+    assert "the account pat-planner is locked" in text and "from any address" in text
+    assert "axes_reset_username pat-planner" in text and "axes_reset_ip" not in text

@@ -8,7 +8,10 @@ from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_username
 from axes.models import AccessAttempt
 from django.conf import settings
-from django.http import HttpRequest
+from django.db.models import Sum
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
 
 
 def client_ip(request: HttpRequest) -> str:
@@ -37,3 +40,28 @@ class ThrottleHandler(AxesDatabaseHandler):
         username = get_client_username(request, credentials)
         count, _ = AccessAttempt.objects.filter(username=username).delete()
         return int(count)
+
+
+def lockout_response(request: HttpRequest, original_response: Any = None,
+                     credentials: dict[str, Any] | None = None) -> HttpResponse:
+    """AXES_LOCKOUT_CALLABLE: the "too many failed sign-ins" page, saying what is locked.
+
+    The account and the address are counted separately: a user behind a shared address (a campus
+    network) can find the address locked by someone else's guesses while their account is not, and
+    each needs its own command to lift it.
+    """
+    username = get_client_username(request, credentials) or ""
+    address = client_ip(request)
+    limit = settings.AXES_FAILURE_LIMIT
+    recent = AccessAttempt.objects.filter(attempt_time__gte=timezone.now() - settings.AXES_COOLOFF_TIME)
+
+    def failures(**match: str) -> int:
+        return int(recent.filter(**match).aggregate(n=Sum("failures_since_start"))["n"] or 0)
+
+    account_locked = bool(username) and failures(username=username) >= limit
+    address_locked = failures(ip_address=address) >= limit or not account_locked
+    return render(request, settings.AXES_LOCKOUT_TEMPLATE, {
+        "failure_limit": limit, "minutes": int(settings.AXES_COOLOFF_TIME.total_seconds() // 60),
+        "username": username, "address": address,
+        "account_locked": account_locked, "address_locked": address_locked,
+    }, status=429)
