@@ -463,6 +463,8 @@ def compare(request: HttpRequest) -> HttpResponse:
             row["cells"].append(yy and yy | {"checks": [c | {"label": constraint_label(c["name"])}
                                                         for c in yy["checks"]]})
         per_year.append(row)
+    cores = [reference_core_label(it["design"].scenario).split(" (")[0] for it in items]
+    table.append({"label": "Core-hours counted on", "fmt": "text", "values": cores})
     # figures that apply to none of the designs compared (compute-only designs: genomes, storage) are left out
     genomes = _any_figure([r for _, r in series], GENOME_FIGURES)
     storage = _any_figure([r for _, r in series], STORAGE_FIGURES)
@@ -470,6 +472,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         "items": items, "chosen": chosen, "all_designs": all_designs, "table": table, "per_year": per_year,
         "any_forecast_prices": any(it["prices"] for it in items),
         "why": why_sentence(items), "genomes": genomes, "storage": storage, "chance": chance_compare(items),
+        "cores_differ": len(set(cores)) > 1,
         "fig_capacity": charts.capacity_vs_demand(series, _band(chosen[0].scenario)),
         "fig_cost": charts.cost_by_kind(series),
         "fig_genomes": charts.genomes_per_day(series) if genomes else None,
