@@ -72,3 +72,50 @@ def test_an_uploaded_bomb_fails_its_run_in_words_and_keeps_the_records_before_it
     assert Job.objects.count() == RECORDS
     page = client.get(reverse("ingest-run", args=[run.pk])).content.decode()
     assert "is longer than 16 MB" in page and reverse("ingest-resume", args=[run.pk]) not in page
+
+
+# Storage scans: the block reader carried an unterminated line forward, re-copying it on every 1 MB
+# read, so the same bomb held the whole line in memory and took time quadratic in its length.
+
+SCAN_HEAD = (Path(__file__).resolve().parent.parent / "fixtures" / "samples" / "scan_find.tsv").read_bytes()
+
+
+def _scan_bomb(tmp: Path, megabytes: int) -> Path:
+    path = tmp / "scan-2013-09.tsv.gz"
+    with gzip.open(path, "wb", compresslevel=1) as out:
+        out.write(SCAN_HEAD)
+        block = b"/sc/orga/projects" * (1 << 16)
+        for _ in range(megabytes):
+            out.write(block[: 1 << 20])
+    return path
+
+
+def test_the_scan_reader_stops_at_an_over_long_line(tmp_path: Path) -> None:
+    from forecasts.storage.scan.lines import MAX_LINE_BYTES as SCAN_MAX, ScanLineTooLong, iter_blocks
+
+    lines_before = SCAN_HEAD.count(b"\n")
+    with gzip.open(_scan_bomb(tmp_path, 2 * SCAN_MAX // (1 << 20) + 1), "rb") as stream, \
+            pytest.raises(ScanLineTooLong) as caught:
+        for _ in iter_blocks(stream):  # type: ignore[arg-type]
+            pass
+    assert str(caught.value).startswith(f"line {lines_before + 1:,} is longer than")
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_an_uploaded_scan_bomb_fails_its_job_in_words(
+        client: Any, planner_user: Any, live_worker: Any, tmp_path: Path, settings: Any) -> None:
+    from forecasts.models import StorageSnapshot
+    from planner.models import BackgroundJob
+
+    settings.UPLOAD_DIR = tmp_path / "uploads"
+    login(client, planner_user)
+    bomb = _scan_bomb(tmp_path, 64)
+    form = {"format": "tsv", "filesystem": "__new__", "new_filesystem": "gpfs-projects", "taken_on": "2013-09-01"}
+    response = client.post(reverse("storage-upload"), {**form, "file": SimpleUploadedFile(bomb.name, bomb.read_bytes())})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    job = wait_for_job(BackgroundJob.objects.get().pk, timeout_s=120)
+    assert job.status == BackgroundJob.Status.FAILED
+    line = SCAN_HEAD.count(b"\n") + 1
+    assert f"scan-2013-09.tsv.gz: line {line:,} is longer than 1 MB" in job.message, job.message
+    assert StorageSnapshot.objects.get().status == StorageSnapshot.Status.FAILED

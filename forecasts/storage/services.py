@@ -30,7 +30,7 @@ from forecasts.storage.facts import small_file_facts
 from forecasts.storage.models import FileSystem, StorageRejection, StorageSnapshot
 from forecasts.storage.scan.find import FindTsvParser
 from forecasts.storage.scan.gpfs import GpfsListParser
-from forecasts.storage.scan.lines import iter_lines
+from forecasts.storage.scan.lines import ScanLineTooLong, iter_lines
 from forecasts.storage.stats import ScanAccumulator
 
 FORMATS = ("tsv", "gpfs", "histogram")
@@ -88,7 +88,10 @@ def accumulate(path: Path, fmt: str, taken_on: date, progress: Progress | None =
             reader = open_source(buffered)
         except UnsupportedCompression as exc:
             raise StorageScanError(f"{path.name}: {exc}") from exc
-        _consume(acc, reader, fmt)
+        try:
+            _consume(acc, reader, fmt)
+        except ScanLineTooLong as exc:
+            raise StorageScanError(f"{path.name}: {exc}") from exc
         reader.read()  # the rest, if a parser stopped early, so the digest covers the whole file
         buffered.read()
     if progress:
