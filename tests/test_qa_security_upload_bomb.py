@@ -91,7 +91,8 @@ def _scan_bomb(tmp: Path, megabytes: int) -> Path:
 
 
 def test_the_scan_reader_stops_at_an_over_long_line(tmp_path: Path) -> None:
-    from forecasts.storage.scan.lines import MAX_LINE_BYTES as SCAN_MAX, ScanLineTooLong, iter_blocks
+    from forecasts.storage.scan.lines import MAX_LINE_BYTES as SCAN_MAX
+    from forecasts.storage.scan.lines import ScanLineTooLong, iter_blocks
 
     lines_before = SCAN_HEAD.count(b"\n")
     with gzip.open(_scan_bomb(tmp_path, 2 * SCAN_MAX // (1 << 20) + 1), "rb") as stream, \
@@ -112,7 +113,8 @@ def test_an_uploaded_scan_bomb_fails_its_job_in_words(
     login(client, planner_user)
     bomb = _scan_bomb(tmp_path, 64)
     form = {"format": "tsv", "filesystem": "__new__", "new_filesystem": "gpfs-projects", "taken_on": "2013-09-01"}
-    response = client.post(reverse("storage-upload"), {**form, "file": SimpleUploadedFile(bomb.name, bomb.read_bytes())})
+    upload = SimpleUploadedFile(bomb.name, bomb.read_bytes())
+    response = client.post(reverse("storage-upload"), {**form, "file": upload})
     assert response.status_code == 302, response.content.decode()[:2000]
     job = wait_for_job(BackgroundJob.objects.get().pk, timeout_s=120)
     assert job.status == BackgroundJob.Status.FAILED

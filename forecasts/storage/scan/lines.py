@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO
 
-
 MAX_LINE_BYTES = 1 << 20  # a scan line is a path and a few fields (PATH_MAX is 4 KB)
 
 
