@@ -417,9 +417,18 @@ def latest_fit(spec: SeriesSpec) -> ForecastFit | None:
     )
 
 
+def other_scale_pin(family: str | None) -> tuple[str, bool] | None:
+    """A scale-ensemble member of the model table ('theta_log', 'ets_damped_orig'): the member and whether it was
+    fitted on logs, so pinning it is that model with its scale forced (as ``--family theta --log``)."""
+    base, _, scale = (family or "").rpartition("_")
+    return (base, scale == "log") if base in STAT_MEMBERS and scale in ("log", "orig") else None
+
+
 def refit_fit(fit: ForecastFit, *, family: str | None = None, user: Any = None) -> ForecastFit:
-    """Re-make a fit from its stored settings, optionally overriding the family."""
-    opts = fit.options or {}
+    """Re-make a fit from its stored settings, optionally overriding the family (an other-scale member too)."""
+    opts = dict(fit.options or {})
+    if (scaled := other_scale_pin(family)) is not None:
+        family, opts["log"] = scaled
     if fit.external_series_id:
         return external_fit_create(
             fit.external_series, horizon=opts.get("horizon", 10), family=family, log=opts.get("log"),
@@ -500,6 +509,7 @@ __all__ = [
     "forecast_fit_create",
     "latest_fit",
     "monthly_series",
+    "other_scale_pin",
     "refit_fit",
     "run_forecast",
     "spec_from_names",

@@ -46,6 +46,7 @@ from forecasts.demand.series import (
     capacity_core_hours_per_month,
     external_fit_create,
     forecast_fit_create,
+    other_scale_pin,
     refit_fit,
     spec_from_names,
     storage_snapshot_model,
@@ -198,7 +199,7 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
     fit = get_object_or_404(ForecastFit.objects.select_related("cluster", "department", "external_series"), pk=pk)
     if request.method == "POST":
         family = request.POST.get("family") or None
-        if family and family not in FAMILY_CHOICES:
+        if family and family not in FAMILY_CHOICES and other_scale_pin(family) is None:
             raise Http404
         try:
             new = refit_fit(fit, family=family, user=request.user)
