@@ -121,3 +121,20 @@ def test_an_uploaded_scan_bomb_fails_its_job_in_words(
     line = SCAN_HEAD.count(b"\n") + 1
     assert f"scan-2013-09.tsv.gz: line {line:,} is longer than 1 MB" in job.message, job.message
     assert StorageSnapshot.objects.get().status == StorageSnapshot.Status.FAILED
+
+
+def test_a_sacct_json_value_that_never_ends_is_refused_not_held(tmp_path: Path) -> None:
+    """sacct --json is read in pieces; one value (here a job name) that runs on for 80 MB was decoded
+    by growing one string and retrying (400 MB of memory and 24 s for 200 MB, measured; quadratic)."""
+    from forecasts.accounting.parsers.slurm_json import MAX_VALUE_CHARS
+
+    path = tmp_path / "sacct.json.gz"
+    with gzip.open(path, "wb", compresslevel=1) as out:
+        out.write(b'{"meta": {}, "jobs": [{"name": "')
+        block = b"x" * (1 << 20)
+        for _ in range(MAX_VALUE_CHARS // len(block) + 16):
+            out.write(block)
+    got = list(batches("slurm-json", "c", "UTC", 1, [FileSpec(1, 0, str(path))], 1000))
+    assert sum(b.rejected for b in got) == 1
+    assert "is longer than 64 MB without ending; the rest of the document is not read" in "".join(
+        b.rejections for b in got)

@@ -41,6 +41,9 @@ from forecasts.accounting.parsers.slurm_fields import (
 )
 
 _WS = " \t\r\n"
+# One job's JSON (its steps included) is far below this; a value that grows past it without ending is a
+# damaged file or a decompression bomb, and is refused instead of being held whole in memory.
+MAX_VALUE_CHARS = 64 * 1024 * 1024
 _BYTES_PER_MB = 1024 * 1024
 
 
@@ -122,6 +125,9 @@ class _Buffer:
                         self.pos = end
                         return obj
                     min_len = remaining + 1
+            if remaining > MAX_VALUE_CHARS:
+                raise _JSONStreamError(f"a JSON value at character {self.pos} is longer than "
+                                       f"{MAX_VALUE_CHARS // 1024**2} MB without ending")
             self._more()
 
 
