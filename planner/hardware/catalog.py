@@ -225,6 +225,11 @@ def number_problems(values: dict[str, Any], positive: tuple[str, ...]) -> dict[s
             problems[name] = f"must be > 0, got {val!r}"
         elif val < 0:
             problems[name] = f"must be >= 0, got {val!r}"
+    fullness = values.get("fullness_limit") if positive == STORAGE_POSITIVE else None
+    if fullness is not None and "fullness_limit" not in problems and (
+            isinstance(fullness, bool) or not isinstance(fullness, (int, float)) or not 0 < fullness <= 1):
+        # the catalog file's rule and the table's CHECK constraint (an API PUT of 0 answered 500)
+        problems["fullness_limit"] = f"must be in (0, 1] (a share of usable capacity), got {fullness!r}"
     ranges, labels = (limits.NODE_RANGES, limits.NODE_LABELS) if positive == NODE_POSITIVE else (
         (limits.STORAGE_RANGES, limits.STORAGE_LABELS) if positive == STORAGE_POSITIVE else ({}, {}))
     checked = {k: v for k, v in values.items() if k not in problems}

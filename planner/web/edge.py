@@ -6,7 +6,8 @@ in text, so it would surface as a 500).  Its ``process_exception`` turns the err
 malformed parameter produces deep inside a view into a 400 that says so: a number out of the
 database's range (``DataError``), Django's ``ValidationError`` (a bad date or UUID in a
 filter), ``OverflowError`` (a year past 9999); a delete refused because other rows still refer
-to the object (``ProtectedError``, ``RestrictedError``) answers 409 naming what refers to it.
+to the object (``ProtectedError``, ``RestrictedError``) answers 409 naming what refers to it, and
+a row a table's constraint refuses (``IntegrityError``) answers 400 naming the constraint.
 Views still validate their own parameters with messages of their own; this is the net under
 them.  API paths answer JSON ``{"detail"}``, and so do their 404s and 500s (``not_found``,
 ``server_error``: the URL conf's handlers), which Django would otherwise answer with an HTML page a script cannot read.
@@ -19,7 +20,7 @@ from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from django.core.exceptions import ValidationError
-from django.db import DataError
+from django.db import DataError, IntegrityError
 from django.db.models import ProtectedError, RestrictedError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -87,6 +88,11 @@ class RejectMalformedInput:
         if isinstance(exc, (ProtectedError, RestrictedError)):
             return conflict(request, "This object cannot be deleted while other rows refer to it "
                                      f"({_still_used(exc)}); delete or change those first.")
+        if isinstance(exc, IntegrityError):
+            diag = getattr(exc.__cause__, "diag", None)
+            rule = getattr(diag, "constraint_name", None) or str(exc).splitlines()[0][:200]
+            return bad_request(request, f"The database refuses these values (its rule {rule}); see the field's "
+                                        "documented range.")
         if isinstance(exc, OverflowError):
             return bad_request(request, f"A number in the request is too large: {exc}")
         return None

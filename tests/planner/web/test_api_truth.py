@@ -101,3 +101,39 @@ def test_deleting_a_node_type_that_benchmarks_cite_answers_409_saying_so(client:
     detail = response.json()["detail"]
     assert "cannot be deleted while other rows refer to it" in detail and "benchmark" in detail
     assert NodeType.objects.filter(pk=cited).exists()
+
+
+@pytest.mark.parametrize("fullness", [0, -0.5, 1.5])
+def test_a_storage_system_put_with_a_fullness_limit_outside_0_1_is_refused_with_the_field(
+        client: Any, planner_user: Any, fullness: float) -> None:
+    """It answered 500 (the table's CHECK constraint); the catalog file already refused it."""
+    from planner.models import StorageSystem
+    from tests.planner.designs_data import load_catalog_and_designs
+
+    load_catalog_and_designs()
+    system = StorageSystem.objects.order_by("pk").first()
+    client.force_login(planner_user)
+    body = client.get(f"/api/v1/storage-systems/{system.pk}/").json()
+    response = client.put(f"/api/v1/storage-systems/{system.pk}/", {**body, "fullness_limit": fullness},
+                          content_type="application/json")
+    assert response.status_code == 400, response.content
+    assert "must be in (0, 1]" in response.json()["fullness_limit"][0]
+    patched = client.patch(f"/api/v1/storage-systems/{system.pk}/", {"fullness_limit": fullness},
+                           content_type="application/json")
+    assert patched.status_code == 400, patched.content
+
+
+def test_a_row_the_database_refuses_answers_400_naming_its_rule_not_500(rf: Any) -> None:
+    """The net under the serializers: PostgreSQL's own refusal of a row, as the middleware sees it."""
+    from django.db import IntegrityError, connection, transaction
+
+    from planner.web.edge import RejectMalformedInput
+    from tests.planner.designs_data import load_catalog_and_designs
+
+    load_catalog_and_designs()
+    with pytest.raises(IntegrityError) as refused, transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("UPDATE planner_storagesystem SET fullness_limit = 0")
+    response = RejectMalformedInput(lambda r: None).process_exception(rf.put("/api/v1/storage-systems/1/"),
+                                                                      refused.value)
+    assert response is not None and response.status_code == 400
+    assert "storagesystem_fullness_limit_0_1" in json.loads(response.content)["detail"]
