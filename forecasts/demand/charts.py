@@ -193,7 +193,8 @@ def combined_chart(projection: dict[str, Any]) -> dict[str, Any]:
     plan's end is that, not a fall in demand."""
     rows = projection["years"]
     years = [str(r["year"]) for r in rows]
-    only = {r["year"] for r in rows if r.get("trend_only")}
+    part = {r["year"] for r in rows if r.get("partial") and r["trend_core_hours_ref"]}
+    only = {r["year"] for r in rows if r.get("trend_only")} - part
 
     def trend(r: dict[str, Any], key: str) -> float:
         return float((r["trend_core_hours_ref"] or {}).get(key, 0))
@@ -208,9 +209,15 @@ def combined_chart(projection: dict[str, Any]) -> dict[str, Any]:
     data: list[dict[str, Any]] = [
         {"x": years, "y": [r["plan_core_hours_ref"] for r in rows], "type": "bar",
          "name": "sequencer plan (genomics)", "marker": {"color": "#2ca02c"}},
-        trend_trace([r for r in rows if r["year"] not in only and r["trend_core_hours_ref"]], "usage trend (median)",
-                    {"color": BLUE}),
+        trend_trace([r for r in rows if r["year"] not in only | part and r["trend_core_hours_ref"]],
+                    "usage trend (median)", {"color": BLUE}),
     ]
+    if part:  # a year with months neither observed nor forecast: its low bar is the missing months, not a fall
+        data.append({**trend_trace([r for r in rows if r["year"] in part],
+                                   "part year: not every month observed or forecast, not a year's figure",
+                                   {"color": "rgba(31, 119, 180, 0.2)", "line": {"color": BLUE, "width": 1},
+                                    "pattern": {"shape": "x", "fgcolor": BLUE}}),
+                     "text": ["part year"] * len(part), "textposition": "outside"})
     layout = _layout("Combined projection per year (p10-p90 of the trend as bars)",
                      "core-hours / year (reference core: see the convention)", x_title="year",
                      barmode="stack")
