@@ -38,11 +38,25 @@ class SignInView(LoginView):
                         "ldap_enabled": settings.LDAP_ENABLED, "sso_failed": self.request.GET.get("sso") == "failed"})
         return context
 
+    def get_redirect_url(self) -> str:
+        # /accounts/logout/ opened signed out comes back here as ?next=: signing in must not land on it
+        url = super().get_redirect_url()
+        return "" if url.split("?", 1)[0] == reverse("logout") else url
+
 
 class SignOutView(LogoutView):
     """The navigation's "Log out": ends the session here and, when the session came from a sign-on whose
     provider can end its own (OIDC with OIDC_OP_LOGOUT_ENDPOINT, SAML single logout), there too, so the
-    next visit to the sign-on button asks for the password again."""
+    next visit to the sign-on button asks for the password again.
+
+    Opened by GET (a bookmark, a typed address) it asks to confirm, instead of Django's bare 405."""
+
+    http_method_names = ["get", "post", "options"]
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            return redirect("login")
+        return render(request, "registration/logout_confirm.html")
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         backend = request.session.get(BACKEND_SESSION_KEY, "").rsplit(".", 1)[-1]
