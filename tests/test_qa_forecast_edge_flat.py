@@ -51,3 +51,11 @@ def test_a_band_without_width_is_explained_everywhere(client: Client, flat_fit: 
     assert api["interval_caveat"] == caveat
     for url in (f"/forecasts/fits/{flat_fit['fit']}/", f"/forecasts/series/{flat_fit['series']}/"):
         assert "no width" in client.get(url).content.decode(), url
+
+
+def test_a_member_that_could_not_be_fitted_offers_no_use_this_one(client: Client, flat_fit: dict[str, Any]) -> None:
+    """ETS cannot be fitted to a constant series; its row said so and still offered "Use this one", which only
+    answered "the pinned member 'ets' could not be fitted to this series"."""
+    page = client.get(f"/forecasts/fits/{flat_fit['fit']}/").content.decode()
+    assert "could not be fitted to the whole series" in page
+    assert 'name="family" value="ets"' not in page and 'name="family" value="theta"' in page
