@@ -164,6 +164,11 @@ def _history(design: Design) -> list[Design]:
     return out
 
 
+def _csv_number(v: Any) -> Any:
+    """A float to 12 significant digits (52.8448, not the sum's 52.84479999999999); anything else as it is."""
+    return float(f"{v:.12g}") if isinstance(v, float) else v
+
+
 @planner_required
 def design_year_csv(request: HttpRequest, pk: int) -> HttpResponse:
     """The per-year evaluation table (every constraint with its shortfall) as CSV."""
@@ -183,7 +188,7 @@ def design_year_csv(request: HttpRequest, pk: int) -> HttpResponse:
         for n in names:
             c = by.get(n) or {}
             extra += [c.get("required"), c.get("available"), c.get("passed"), c.get("shortfall"), c.get("unit")]
-        w.writerow([y[c] for c in cols] + extra)
+        w.writerow([_csv_number(v) for v in [y[c] for c in cols] + extra])
     resp = HttpResponse(buf.getvalue(), content_type="text/csv; charset=utf-8")
     resp["Content-Disposition"] = f'attachment; filename="design-{design.pk}-v{design.version}.csv"'
     return resp

@@ -219,3 +219,20 @@ def test_a_time_limit_the_solver_cannot_take_is_refused_on_the_page_not_replaced
     assert page.status_code == 200
     assert "time limit: expected a number of seconds from 0.01 to 600" in page.content.decode()
     assert not OptimizerRun.objects.filter(design_id=pk).exists()
+
+
+def test_the_years_csv_carries_no_float_noise(client: Any, planner_user: Any, designs: dict[str, Any]) -> None:
+    """Sums of floats (52.84479999999999) are written to 12 significant digits, as a spreadsheet would show them."""
+    import csv as csv_module
+    import io as io_module
+    import re
+
+    login(client, planner_user)
+    for design in (designs["wide"], designs["narrow"]):
+        text = client.get(f"/designs/{design.pk}/years.csv").content.decode()
+        rows = list(csv_module.reader(io_module.StringIO(text)))
+        assert len(rows) > 1
+        numbers = [v for row in rows[1:] for v in row if re.fullmatch(r"-?\d+\.\d+(e-?\d+)?", v)]
+        assert numbers
+        noisy = [v for v in numbers if float(v) != float(f"{float(v):.12g}")]
+        assert noisy == []
