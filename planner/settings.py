@@ -310,6 +310,7 @@ AXES_LOCKOUT_CALLABLE = "planner.access.throttle.lockout_response"  # says wheth
 AXES_RESET_ON_SUCCESS = True
 AXES_HANDLER = "planner.access.throttle.ThrottleHandler"  # a sign-in clears only its own user's failures
 AXES_CLIENT_IP_CALLABLE = "planner.access.throttle.client_ip"
+AXES_USERNAME_CALLABLE = "planner.access.throttle.client_username"  # cut to the column: no overflow
 AXES_VERBOSE = False
 
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", PRODUCTION)

@@ -81,3 +81,12 @@ def test_a_locked_account_names_its_command_and_says_every_address_is_refused(pl
     assert page.status_code == 429
     assert "the account pat-planner is locked" in text and "from any address" in text
     assert "axes_reset_username pat-planner" in text and "axes_reset_ip" not in text
+
+
+def test_a_pasted_over_long_username_is_a_wrong_sign_in_not_a_database_error(db: Any) -> None:
+    """Someone pastes a token or a paragraph into the username: axes' record of the failure overflowed
+    its 255-character column and the page said 'value too long for type character varying(255)' (400),
+    and the attempt was not counted."""
+    page = _attempt("x" * 300, "wrong")
+    assert page.status_code == 200 and "did not match" in page.content.decode()
+    assert AccessAttempt.objects.filter(ip_address=ATTACKER_ADDRESS, failures_since_start=1).exists()

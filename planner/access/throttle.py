@@ -28,6 +28,19 @@ def client_ip(request: HttpRequest) -> str:
     return str(request.META.get("REMOTE_ADDR") or "")
 
 
+def client_username(request: HttpRequest, credentials: dict[str, Any] | None = None) -> str | None:
+    """AXES_USERNAME_CALLABLE: axes' own choice (credentials, else the POSTed form), cut to its column.
+
+    A pasted paragraph in the username box made axes' record of the failure overflow its 255-character
+    column: a database error (400) instead of "did not match", and the attempt went uncounted.
+    """
+    field = settings.AXES_USERNAME_FORM_FIELD
+    username = credentials.get(field) if credentials else getattr(request, "data", request.POST).get(field)
+    if username is None:
+        return None
+    return str(username)[: AccessAttempt._meta.get_field("username").max_length]
+
+
 class ThrottleHandler(AxesDatabaseHandler):
     """django-axes' database handler, but a successful sign-in clears only the signed-in user's failures.
 
