@@ -55,3 +55,26 @@ def test_the_series_pages_buttons_pin_on_the_fit_keeping_its_horizon(client: Cli
     client.post(f"/forecasts/fits/{fit.pk}/", {"family": "dotm"})
     pinned = ForecastFit.objects.latest("created_at")
     assert pinned.family == "dotm" and pinned.options["horizon"] == 24 and len(pinned.result["steps"]) == 24
+
+
+def test_the_api_pins_the_names_its_members_list(client: Client, fit: ForecastFit) -> None:
+    """The API's members list names 'theta_log'; POSTing that name as the family was refused as not a valid choice."""
+    listed = {m["family"] for m in client.get(f"/api/v1/forecasts/{fit.pk}/").json()["summary"]["members"]}
+    assert "theta_log" in listed
+    made = client.post(f"/api/v1/external-series/{fit.external_series_id}/forecast/",
+                       {"horizon": 24, "family": "theta_log"}, content_type="application/json")
+    assert made.status_code == 201, made.content
+    assert made.json()["family"] == "theta" and made.json()["options"]["log"] is True
+
+
+def test_a_usage_series_is_pinned_the_same_way(client: Client, departments: dict[str, Any],
+                                               planner_user: Any) -> None:
+    from tests.forecasts.forecast_factories import usage_history
+
+    usage_history(departments, months=36)
+    login(client, planner_user)
+    made = client.post("/api/v1/forecasts/", {"metric": "core_hours", "cluster": "minerva", "horizon_months": 12,
+                                              "family": "dotm_orig"}, content_type="application/json")
+    assert made.status_code == 201, made.content
+    summary = made.json()["summary"]
+    assert summary["family"] == "dotm" and summary["options"]["log"] is False and summary["log_scale"] is False

@@ -24,6 +24,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
+from forecasts.demand.engine import STAT_MEMBERS
 from forecasts.demand.external import ExternalSeriesError, external_series_create, forecast_rows
 from forecasts.demand.horizon import HORIZON_MONTHS_DEFAULT, HORIZON_MONTHS_MAX, HORIZON_MONTHS_MIN, HORIZON_RULE
 from forecasts.demand.models import ExternalSeries, ForecastFit, SequencerPlan
@@ -36,9 +37,20 @@ from forecasts.demand.series import (
     SeriesError,
     external_fit_create,
     forecast_fit_create,
+    other_scale_pin,
     spec_from_names,
 )
 from planner.roles import IsPlanner
+
+# every name the model table lists, the scale ensemble's members ('theta_log', 'ets_orig') too: one of those is
+# pinned as its member with the scale forced, as "Use this one" does
+PINNABLE = (*FAMILY_CHOICES, *(f"{m}{s}" for m in STAT_MEMBERS for s in ("_log", "_orig")))
+
+
+def _pin(d: dict[str, Any]) -> tuple[str | None, bool | None]:
+    """(family, log) asked for: an other-scale member's name becomes its member and scale."""
+    scaled = other_scale_pin(d.get("family"))
+    return scaled if scaled is not None else (d.get("family"), d.get("log"))
 
 
 class PlanOut(serializers.ModelSerializer):
@@ -133,8 +145,9 @@ class FitIn(serializers.Serializer):
         error_messages={k: f"expected {HORIZON_RULE}"
                         for k in ("invalid", "null", "min_value", "max_value", "max_string_length")},
         help_text=f"{HORIZON_RULE} (the series picker's rule); default {HORIZON_MONTHS_DEFAULT}")
-    family = serializers.ChoiceField(choices=FAMILY_CHOICES, required=False,
-                                     help_text="pin one model instead of the combination")
+    family = serializers.ChoiceField(choices=PINNABLE, required=False,
+                                     help_text="pin one model instead of the combination ('theta_log': Theta "
+                                               "on the log scale, the scale forced)")
     log = serializers.BooleanField(required=False, allow_null=True, default=None)
     backtest_origins = serializers.IntegerField(default=DEFAULT_ORIGINS, min_value=0, max_value=60,
                                                 help_text=f"default {DEFAULT_ORIGINS}, as the page and the command")
@@ -159,8 +172,9 @@ class ForecastViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             spec = spec_from_names(metric=d["metric"], cluster=d.get("cluster") or None,
                                    department=d.get("department") or None,
                                    exclude_department=d.get("exclude_department") or None)
-            fit = forecast_fit_create(spec, horizon_months=d["horizon_months"], family=d.get("family"),
-                                      log=d.get("log"), backtest_origins=d["backtest_origins"], user=request.user,
+            family, log = _pin(d)
+            fit = forecast_fit_create(spec, horizon_months=d["horizon_months"], family=family,
+                                      log=log, backtest_origins=d["backtest_origins"], user=request.user,
                                       growth_rate=d.get("growth_rate"))
         except SeriesError as exc:
             raise serializers.ValidationError({"series": str(exc)}) from exc
@@ -207,7 +221,7 @@ class SeriesForecastIn(serializers.Serializer):
     horizon = serializers.IntegerField(default=5, min_value=1, max_value=240)
     log = serializers.BooleanField(required=False, allow_null=True, default=None)
     backtest = serializers.IntegerField(default=DEFAULT_ORIGINS, min_value=0, max_value=60)
-    family = serializers.ChoiceField(choices=FAMILY_CHOICES, required=False)
+    family = serializers.ChoiceField(choices=PINNABLE, required=False)
     growth_rate = serializers.FloatField(required=False, allow_null=True, default=None, min_value=-99.9,
                                          help_text="% per year: projects a history too short to forecast")
 
@@ -246,7 +260,8 @@ class ExternalSeriesViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewS
         inp.is_valid(raise_exception=True)
         d = inp.validated_data
         try:
-            fit = external_fit_create(series, horizon=d["horizon"], family=d.get("family"), log=d.get("log"),
+            family, log = _pin(d)
+            fit = external_fit_create(series, horizon=d["horizon"], family=family, log=log,
                                       backtest_origins=d["backtest"], user=request.user,
                                       growth_rate=d.get("growth_rate"))
         except SeriesError as exc:
