@@ -116,7 +116,8 @@ def report_generate(report_id: int, *, job_id: int | None = None, formats: tuple
     report.save(update_fields=["facts", "document", "title", "files", "status", "seconds", "message"])
     if job_id:
         job_progress(job_id, done=total)
-        job_succeeded(job_id, result=report_summary(report), result_url=reverse("reports:detail", args=[report.pk]),
+        job_succeeded(job_id, result=report_summary(report, links=True),
+                      result_url=reverse("reports:detail", args=[report.pk]),
                       message=report.message)
     return report
 
@@ -162,12 +163,15 @@ def report_regenerate(*, report: GrantReport, user: Any = None, overrides: dict[
                          parent=report, user=user)
 
 
-def report_summary(report: GrantReport) -> dict[str, Any]:
-    """The JSON the command prints and the API returns."""
+def report_summary(report: GrantReport, *, links: bool = False) -> dict[str, Any]:
+    """The JSON the command prints (``files``: paths on the server, for the administrator at its shell) and
+    the background job's result (``links``: the files' download URLs; a browser is never told where the
+    server keeps its files)."""
+    files = ({k: reverse("reports:download", args=[report.pk, k]) for k in (report.files or {})} if links
+             else {k: str(report.directory / v) for k, v in (report.files or {}).items()})
     return {
         "report": report.pk, "version": report.version, "status": report.status, "title": report.title,
-        "parameters": report.parameters,
-        "files": {k: str(report.directory / v) for k, v in (report.files or {}).items()},
+        "parameters": report.parameters, "files": files,
         "seconds": round(report.seconds, 2), "message": report.message,
         "edited_paragraphs": sorted((report.narrative_overrides or {}).keys()),
     }

@@ -27,6 +27,10 @@ def test_a_report_from_the_form_is_generated_by_a_worker_and_edits_make_a_new_ve
     assert job.result_url == f"/reports/{report.pk}/" and job.done == job.total == 6
     report.refresh_from_db()
     assert report.status == "ready" and report.parameters["start"] == "2021-01-01"
+    # the progress bar's JSON names the files by their download links, never by where the server keeps them
+    files = client.get(f"/jobs/{job.pk}.json").json()["result"]["files"]
+    assert files and files == {fmt: f"/reports/{report.pk}/download/{fmt}/" for fmt in report.files}
+    assert client.get(files["pdf"]).status_code == 200
 
     words = "Our cluster serves every genomics lab of the institute."
     response = client.post(f"/reports/{report.pk}/edit/", {"para-summary": words})
