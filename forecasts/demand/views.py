@@ -20,6 +20,7 @@ from django.views.decorators.http import require_POST
 from forecasts.demand import charts
 from forecasts.demand.external import ExternalSeriesError, describe_gaps, external_series_create, forecast_csv
 from forecasts.demand.fit_inputs import fit_inputs
+from forecasts.demand.hindsight import year_ago_backtest as _year_ago_backtest
 from forecasts.demand.horizon import (
     HORIZON_MONTHS_DEFAULT,
     HORIZON_RULE,
@@ -51,9 +52,6 @@ from forecasts.demand.series import (
     spec_from_names,
     storage_snapshot_model,
     usage_series_options,
-)
-from forecasts.demand.series import (
-    year_ago_backtest as _year_ago_backtest,
 )
 from forecasts.usage.cache import cached_by_inputs
 from planner.jobs.models import BackgroundJob
