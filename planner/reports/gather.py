@@ -329,6 +329,7 @@ def _design(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation) ->
         "core_hours_at_target_ref": y["normalised_core_hours_at_target"],
         "utilisation_target": constraints.get("utilisation_target", 0.85),
         "core_hours_share": core_hours_share(design_scenario(sc).design),
+        "reference_core_ghz": float((sc.get("reference_core") or {}).get("clock_ghz", 3.5)),
     }
     storage_free = compute_only({"evaluation": {"years": years}})
     ref_core = sc.get("reference_core") or {}

@@ -30,8 +30,11 @@ def compute_only(design: dict[str, Any]) -> bool:
 
 
 def capacity_basis(conf: dict[str, Any]) -> str:
-    """What the compute-capacity figure counts: "at the 85% utilisation target, on the reference core"."""
-    text = f"at the {fmt_pct(conf.get('utilisation_target', 0.85))} utilisation target, on the reference core"
+    """What the compute-capacity figure counts: "at the 85% utilisation target, on the 3.5 GHz reference core"
+    (reports made before the clock was kept: "on the reference core")."""
+    ghz = conf.get("reference_core_ghz")
+    core = f"the {ghz:g} GHz reference core" if ghz else "the reference core"
+    text = f"at the {fmt_pct(conf.get('utilisation_target', 0.85))} utilisation target, on {core}"
     share = conf.get("core_hours_share", 1.0)
     if share < 1.0:
         text += f", on the {fmt_pct(share)} of the cores not running the genomics pipeline"

@@ -165,3 +165,15 @@ def test_the_forecasts_members_are_named_in_words_not_engine_codes() -> None:
     assert text == ("median of 3 of 11 members (damped ETS on the original scale, dynamic optimised Theta, "
                     "random walk with drift on the log scale) by backtest MASE")
     assert plain_method("pinned: theta") == "pinned: Theta" and plain_method("thetas, etsy") == "thetas, etsy"
+
+
+def test_the_capacity_basis_names_the_reference_core_s_clock() -> None:
+    """The summary and the configuration table say which core the core-hours are counted on (facts kept before
+    the clock was recorded still read "on the reference core", as above)."""
+    facts = _facts()
+    facts["design"]["configuration"]["reference_core_ghz"] = 2.3
+    doc = build_document(facts)
+    assert "45.5 M core-hours a year at the 85% utilisation target, on the 2.3 GHz reference core" in \
+        doc.paragraphs()[0].text
+    conf = dict(_table(doc, "configuration").rows)
+    assert conf["Core-hours a year at the 85% utilisation target, on the 2.3 GHz reference core (millions)"] == "45.5"
