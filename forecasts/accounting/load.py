@@ -17,10 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import pickle
-import queue
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,7 +24,6 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
@@ -36,9 +31,10 @@ from forecasts.accounting.models import Cluster, Department, IngestFile, IngestR
 from forecasts.accounting.parsers.compression import TruncatedInput
 from forecasts.accounting.parsers.copyrows import STAGING_COLUMNS
 from forecasts.accounting.parsers.formats import get_parser
-from forecasts.accounting.parsers.producer import Batch, FileSpec, read_frames, sha256_of
+from forecasts.accounting.parsers.producer import Batch, FileSpec, sha256_of
 from forecasts.accounting.parsers.producer import batches as producer_batches
 from forecasts.accounting.parsers.records import nothing_loaded_reason
+from forecasts.accounting.sources import IngestError, ProcessSource, ThreadSource
 
 # Records per committed batch: a resumed run restarts at the last whole batch, so this is also the most
 # work a killed worker can lose (INGEST_BATCH_RECORDS; the recovery tests use small batches to stay quick).
@@ -50,10 +46,6 @@ LOADERS = max(1, min(2, int(os.environ.get("INGEST_LOADERS", "2"))))
 PARSE_IN_PROCESS = os.environ.get("INGEST_PARSE_PROCESS", "1") != "0"
 PARSE_PROCESS_MIN_BYTES = 8 << 20
 Progress = Callable[[int, int | None], None]  # (records read, total estimate or None)
-
-
-class IngestError(Exception):
-    """The run could not be carried out (unreadable file, unknown format, database down)."""
 
 
 # --- Setting a run up ------------------------------------------------------------------
@@ -353,7 +345,8 @@ def ingest_run_execute(run_id: int, progress: Progress | None = None) -> IngestR
     # The parser runs ahead of the loaders through a bounded queue: memory stays flat
     # whatever the file size.  Big runs parse in their own process (see producer.py).
     in_process = PARSE_IN_PROCESS and total_bytes >= PARSE_PROCESS_MIN_BYTES
-    source = _ProcessSource(run, files) if in_process else _ThreadSource(run, files)
+    args = _producer_args(run, files)
+    source = ProcessSource(args, run.pk, LOADERS) if in_process else ThreadSource(args, run.pk, LOADERS)
 
     def loaded(batch: Batch) -> None:
         with lock:
@@ -422,92 +415,6 @@ def ingest_run_execute(run_id: int, progress: Progress | None = None) -> IngestR
     )
     run.refresh_from_db()
     return run
-
-
-class _ThreadSource:
-    """Batches parsed by a thread of this process (small runs, or no process available)."""
-
-    def __init__(self, run: IngestRun, files: list[IngestFile]) -> None:
-        self.args = _producer_args(run, files)
-        self.run_id = run.pk
-        self.queue: Any = queue.Queue(maxsize=LOADERS + 1)
-        self.ended = threading.Event()
-        self.worker: Any = None
-
-    def start(self) -> None:
-        self.worker = threading.Thread(target=self._run, name=f"ingest-parse-{self.run_id}", daemon=True)
-        self.worker.start()
-
-    def _put(self, item: Any) -> bool:
-        """Queue an item for the loaders; False once they have stopped."""
-        while not self.ended.is_set():
-            with contextlib.suppress(queue.Full):
-                self.queue.put(item, timeout=0.5)
-                return True
-        return False
-
-    def _run(self) -> None:
-        try:
-            for batch in producer_batches(*self.args):
-                if not self._put(batch):
-                    return
-        except BaseException as exc:
-            self._put(exc)
-            return
-        self._put(None)
-
-    def next(self) -> Batch | BaseException | None:
-        """The next batch, an exception from the parser, or None once the parser is done."""
-        while not self.ended.is_set():
-            try:
-                item = self.queue.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            if item is None or isinstance(item, BaseException):
-                self.ended.set()  # the other loader stops too
-            return item
-        return None
-
-    def stop(self) -> None:
-        self.ended.set()
-
-
-class _ProcessSource(_ThreadSource):
-    """Batches parsed by a separate process, so the parser's GIL never holds up a loader.
-
-    A plain subprocess (not multiprocessing): nothing of this process is forked or
-    re-imported, whatever started it (manage.py, a Celery worker, a test run)."""
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(  # noqa: S603 - our own module, our own interpreter
-            [sys.executable, "-m", "forecasts.accounting.parsers.producer"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            cwd=str(settings.BASE_DIR),
-        )
-        assert self.proc.stdin is not None
-        with self.proc.stdin:
-            pickle.dump(self.args, self.proc.stdin)
-        self.worker = threading.Thread(target=self._read, name=f"ingest-read-{self.run_id}", daemon=True)
-        self.worker.start()
-
-    def _read(self) -> None:
-        try:
-            for item in read_frames(self.proc.stdout):
-                if not self._put(item) or item is None or isinstance(item, BaseException):
-                    return
-        except Exception as exc:  # an unreadable frame: the loaders must hear of it, not wait
-            self._put(IngestError(f"reading the parser process: {type(exc).__name__}: {exc}"))
-            return
-        if not self.ended.is_set():
-            self._put(IngestError(f"the parser process stopped (exit code {self.proc.wait()})"))
-
-    def stop(self) -> None:
-        self.ended.set()
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
 
 
 def _fail(run: IngestRun, message: str, seconds: float | None = None) -> None:
