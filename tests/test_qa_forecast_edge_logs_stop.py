@@ -46,6 +46,11 @@ def test_a_cluster_whose_logs_stopped_months_before_the_others_says_so(client: C
     assert caveat and "retired's logs end 2025-02-28, 10 months before the latest logs loaded (2025-12-31" in caveat
     page = client.get(f"/forecasts/fits/{summary['fit']}/").content.decode()
     assert 'id="logs-caveat"' in page and "was retired, this is not demand to plan for" in page
+    # and where a design is started from it (a horizon with a whole future year): the step that commits money
+    longer = client.post("/api/v1/forecasts/", {"metric": "core_hours", "cluster": "retired", "horizon_months": 24},
+                         content_type="application/json").json()["summary"]
+    start = client.get(f"/designs/from-forecast/{longer['fit']}/").content.decode()
+    assert 'id="logs-caveat"' in start and "was retired, this is not demand to plan for" in start
 
 
 def test_a_cluster_whose_logs_are_current_and_every_cluster_together_get_no_such_note(
