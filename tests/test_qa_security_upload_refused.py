@@ -67,3 +67,24 @@ def test_an_api_upload_by_a_department_viewer_is_refused_and_leaves_no_file(
                           HTTP_X_CSRFTOKEN=token)
     assert refused.status_code == 403
     assert _left(upload_dir) == []
+
+
+@pytest.mark.parametrize(("url", "fields", "command"), [
+    ("/usage/ingest/new/", {"format": "slurm", "cluster": "__new__", "new_cluster": "minerva", "timezone": ""},
+     "ingest_accounting"),
+    ("/usage/storage/upload/", {"format": "tsv", "filesystem": "__new__", "new_filesystem": "scratch",
+                                "taken_on": "2013-09-01"}, "ingest_storage_scan"),
+])
+def test_an_upload_declared_larger_than_the_limit_is_refused_in_words_not_a_server_error(
+        planner_user: Any, upload_dir: Path, settings: Any, url: str, fields: dict[str, str], command: str) -> None:
+    """A browser sends the size first (Content-Length); one over the limit was answered before reading the
+    body, by adding the message to an unbound form, which raised AttributeError: a 500 ('Something went
+    wrong') for every file over 2 GB, instead of the message naming the limit and the server command."""
+    settings.UPLOAD_MAX_BYTES = 200
+    client = Client(raise_request_exception=False)
+    client.force_login(planner_user)
+    response = client.post(url, {**fields, "file": SimpleUploadedFile("big.txt", BODY)})  # 3 MB > 200 B + slack
+    assert response.status_code == 413, response.status_code
+    text = response.content.decode()
+    assert "larger than the upload limit of 200 bytes" in text and command in text
+    assert _left(upload_dir) == []

@@ -9,8 +9,10 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.contrib import messages
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.paginator import Paginator
 from django.db.models import Sum
+from django.forms.utils import ErrorDict
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
@@ -80,6 +82,15 @@ def content_too_large(request: HttpRequest) -> bool:
     return length > settings.UPLOAD_MAX_BYTES + UPLOAD_SLACK_BYTES
 
 
+def form_refused(form: forms.Form, message: str) -> forms.Form:
+    """An unbound form carrying one message for the whole form (a body refused before it was read).
+
+    ``add_error`` needs a bound, cleaned form: on an unbound one it raised AttributeError (a 500).
+    """
+    form._errors = ErrorDict({NON_FIELD_ERRORS: form.error_class([message], error_class="nonfield")})
+    return form
+
+
 def upload_handler_install(request: HttpRequest) -> IngestUploadHandler | None:
     """Stream a multipart body's files to UPLOAD_DIR through our handler; None for any other body.
 
@@ -102,8 +113,7 @@ def ingest_new(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         return _render_upload(request, UploadForm())
     if content_too_large(request):
-        form = UploadForm()
-        form.add_error(None, too_large_message(int(request.META["CONTENT_LENGTH"])))
+        form = form_refused(UploadForm(), too_large_message(int(request.META["CONTENT_LENGTH"])))
         return _render_upload(request, form, status=413)
     handler = upload_handler_install(request)
     try:

@@ -35,6 +35,7 @@ from forecasts.accounting.views import (
     _Echo,
     content_too_large,
     discard_uploads,
+    form_refused,
     upload_handler_install,
 )
 from forecasts.storage.models import FileSystem, StorageRejection, StorageSnapshot
@@ -99,8 +100,8 @@ def storage_upload(request: HttpRequest) -> HttpResponse:
     """Upload a scan; it is loaded by a background job with a progress bar."""
     if request.method == "POST":
         if content_too_large(request):
-            form = ScanUploadForm()
-            form.add_error(None, too_large_message(int(request.META["CONTENT_LENGTH"]), SERVER_COMMAND))
+            form = form_refused(ScanUploadForm(), too_large_message(int(request.META["CONTENT_LENGTH"]),
+                                                                     SERVER_COMMAND))
             return _render(request, form, status=413)
         handler = upload_handler_install(request)
         try:
