@@ -59,3 +59,13 @@ def test_a_member_that_could_not_be_fitted_offers_no_use_this_one(client: Client
     page = client.get(f"/forecasts/fits/{flat_fit['fit']}/").content.decode()
     assert "could not be fitted to the whole series" in page
     assert 'name="family" value="ets"' not in page and 'name="family" value="theta"' in page
+
+
+def test_a_member_left_out_beside_an_exact_one_is_not_said_to_be_10x_worse(client: Client,
+                                                                         flat_fit: dict[str, Any]) -> None:
+    """The best member's backtest was exact (MASE 0): "over 10x the best member's", beside two 0.000s in the model
+    table, read as nonsense; the note says the best was exact and this one was not, with its MASE."""
+    page = client.get(f"/forecasts/fits/{flat_fit['fit']}/").content.decode()
+    assert "over 10x the best member" not in page
+    assert "backtest forecasts were exact (MASE 0) and this one&#x27;s were not" in page \
+        or "backtest forecasts were exact (MASE 0) and this one's were not" in page

@@ -267,7 +267,10 @@ def forecast(
         else:
             mr.note = "could not be fitted to the whole series"
         if n in trimmed and not mr.note:
-            mr.note = f"left out: its backtest MASE is over {TRIM_FACTOR:g}x the best member's ({reference}'s)"
+            mr.note = (f"left out: its backtest MASE is over {TRIM_FACTOR:g}x the best member's ({reference}'s)"
+                       if scores[reference].mase > 1e-9 else  # 10x of 0: say what the table's 0.000s cannot
+                       f"left out: {reference}'s backtest forecasts were exact (MASE 0) and this one's were not "
+                       f"(MASE {s.mase:.2g})")
         if n in outvoted:
             t = outvoted[n]
             mr.note = (f"left out: its one-step backtest forecasts were worse than {reference}'s at {t.worse} "
