@@ -39,7 +39,34 @@ def test_a_planners_formula_in_a_design_name_is_exported_as_text(planner_user: A
 
 
 def test_numbers_are_not_touched() -> None:
-    from planner.audit.views import spreadsheet_safe
+    from planner.web.spreadsheet import spreadsheet_safe
 
     assert spreadsheet_safe("-12.5") == "-12.5" and spreadsheet_safe("+3") == "+3"
     assert spreadsheet_safe("-x") == "'-x" and spreadsheet_safe("plain") == "plain" and spreadsheet_safe("") == ""
+
+
+def test_a_formula_in_a_mapped_project_name_reaches_finances_statement_as_text(
+        departments: Any, finance_user: Any, tmp_path: Any) -> None:
+    """Project and PI names come from the identity mappings file; the statement's CSV wrote them as is and
+    its Excel workbook (openpyxl) stored a leading '=' as a live formula."""
+    from openpyxl import load_workbook
+
+    from forecasts.chargeback.services import statements_compute
+    from tests.forecasts.chargeback_data import ingest_lines, map_accounts, minerva_plan, sacct_line
+
+    ingest_lines([sacct_line(101, user="gina", account="autism-wgs", group="ggs", cores=4)], tmp_path)
+    map_accounts([("autism-wgs", "ggs", FORMULA)])
+    minerva_plan()
+    from datetime import date
+
+    statement = next(s for s in statements_compute(month=date(2024, 3, 1)).statements if s.department.code == "ggs")
+    client = Client()
+    client.force_login(finance_user)
+    rows = list(csv.reader(io.StringIO(client.get(f"/chargeback/statements/{statement.pk}.csv").content.decode())))
+    cells = [cell for row in rows for cell in row]
+    assert "'" + FORMULA in cells and not any(c.startswith("=") for c in cells)
+    book = load_workbook(io.BytesIO(client.get(f"/chargeback/statements/{statement.pk}.xlsx").content))
+    sheet = book.active
+    formulas = [c.value for row in sheet.iter_rows() for c in row if c.data_type == "f"]
+    assert all(str(f).startswith("=SUM(") for f in formulas), formulas  # only the total
+    assert FORMULA in [c.value for row in sheet.iter_rows() for c in row if c.data_type == "s"]

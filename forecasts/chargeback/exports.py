@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from forecasts.chargeback.models import Statement, StatementLine
+from planner.web.spreadsheet import spreadsheet_safe
 
 COLUMNS = ("kind", "project", "pi", "user", "cluster", "queue", "qos", "filesystem", "tier", "jobs", "core_hours",
            "gpu_hours", "mem_gb_hours", "tb", "rate", "multiplier", "amount_usd")
@@ -33,14 +34,26 @@ def _row(line: StatementLine) -> list[Any]:
             round(line.tb, 6), line.rate, line.multiplier, line.amount_usd]
 
 
+def _text_safe(row: list[Any]) -> list[Any]:
+    return [spreadsheet_safe(cell) if isinstance(cell, str) else cell for cell in row]
+
+
+def _append_as_text(ws: Any, row: list[Any]) -> None:
+    """Append a row whose strings stay strings (openpyxl stores a leading '=' as a live formula)."""
+    ws.append(row)
+    for cell in ws[ws.max_row]:
+        if isinstance(cell.value, str):
+            cell.data_type = "s"
+
+
 def statement_csv(statement: Statement, lines: list[StatementLine]) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     for key, value in _header(statement):
-        writer.writerow([f"# {key}", value])
+        writer.writerow(_text_safe([f"# {key}", value]))
     writer.writerow(COLUMNS)
     for line in lines:
-        writer.writerow(_row(line))
+        writer.writerow(_text_safe(_row(line)))
     writer.writerow(["total", *[""] * (len(COLUMNS) - 2), sum((ln.amount_usd for ln in lines), Decimal(0))])
     return out.getvalue()
 
@@ -53,7 +66,7 @@ def statement_xlsx(statement: Statement, lines: list[StatementLine]) -> bytes:
     ws = wb.active
     ws.title = f"{statement.department.code} {statement.month:%Y-%m}"[:31]
     for key, value in _header(statement):
-        ws.append([key, value])
+        _append_as_text(ws, [key, value])
     ws.append([])
     ws.append(list(COLUMNS))
     header_row = ws.max_row
@@ -63,7 +76,7 @@ def statement_xlsx(statement: Statement, lines: list[StatementLine]) -> bytes:
         row = _row(line)
         row[15] = float(row[15])
         row[16] = float(row[16])
-        ws.append(row)
+        _append_as_text(ws, row)
     first, last = header_row + 1, ws.max_row
     ws.append(["total"] + [None] * (len(COLUMNS) - 2) + [f"=SUM(Q{first}:Q{last})" if lines else 0])
     ws[f"Q{ws.max_row}"].font = Font(bold=True)

@@ -23,6 +23,7 @@ from planner.audit.selectors import (
     kind_label,
 )
 from planner.roles import audit_required
+from planner.web.spreadsheet import spreadsheet_safe
 
 PAGE_SIZE = 50
 
@@ -67,24 +68,6 @@ def audit_page(request: HttpRequest) -> HttpResponse:
     return render(request, "audit/audit.html", {
         "rows": rows, "page": page, "filters": filters, "problems": problems, "kinds": list(AUDITED),
         "actions": list(ACTIONS.values()), "query": query.urlencode()})
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(cell: str) -> str:
-    """A cell a spreadsheet opens as text: one starting like a formula gets a leading apostrophe.
-
-    The export carries text any planner typed (design names, narratives); '=HYPERLINK(...)' written as
-    is runs when admins or finance open the file. Numbers (-12.5) are left as they are.
-    """
-    if not cell.startswith(FORMULA_STARTS):
-        return cell
-    try:
-        float(cell)
-    except ValueError:
-        return "'" + cell
-    return cell
 
 
 @audit_required
