@@ -50,6 +50,17 @@ def logs_partial_by_cluster(cluster_ids: Iterable[int] | None = None) -> dict[in
     return {cid: found for cid, end in ends if (found := _partial(end)) is not None}
 
 
+def logs_month_spans(cluster_ids: Iterable[int] | None = None) -> dict[int, tuple[date, date]]:
+    """Each cluster's first and last month of logs (the months its earliest loaded job started and its latest
+    ended in), for the clusters with a completed load; ``cluster_ids``: those clusters only. One query."""
+    runs = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED)
+    if cluster_ids is not None:
+        runs = runs.filter(cluster_id__in=list(cluster_ids))
+    rows = runs.order_by().values("cluster_id").annotate(a=Min("first_start"), b=Max("last_end"))
+    return {r["cluster_id"]: (r["a"].date().replace(day=1), r["b"].date().replace(day=1))
+            for r in rows if r["a"] is not None and r["b"] is not None}
+
+
 def logs_partial_months(cluster_ids: Iterable[int] | None = None) -> dict[date, datetime]:
     """Every month some cluster's logs end inside, with the earliest such end: with clusters whose logs end
     at different times, each one's last month is usage so far (chargeback marks it partial and prorates its

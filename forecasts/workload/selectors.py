@@ -18,7 +18,7 @@ from typing import Any
 from django.db import connection
 
 from forecasts.accounting.models import Cluster, ClusterCapacity, Department
-from forecasts.accounting.selectors import logs_first_part_months, logs_partial_month
+from forecasts.accounting.selectors import logs_first_part_months, logs_month_spans, logs_partial_month
 from forecasts.usage.cache import rollup_cached
 from forecasts.workload.core import (
     CORE_BUCKETS,
@@ -359,6 +359,9 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
     utilisation: dict[str, Any] = {"capacity_core_hours": None, "core_hours": _r(core_hours), "utilisation": None,
                                    "capacity_known": False, "monthly": []}
     steps = _capacity_steps(cluster)
+    # a cluster's capacity counts over the months its logs cover: a retired cluster (or one whose logs stopped,
+    # or began years later) is not idle capacity in the other clusters' months
+    spans = logs_month_spans(steps)
     # the month the logs end inside: its capacity runs to the logs' end, not the month's (else a cliff)
     partial = logs_partial_month(cluster_name=cluster)
     # the months the logs begin inside (each cluster's first, when not from its first day): part months too
@@ -371,7 +374,7 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
         while m < hi:
             until = partial[1] if partial is not None and m == partial[0] else None
             c = sum(capacity_core_hours(s, m, month_end(m)) if until is None else capacity_core_hours_until(s, m, until)
-                    for s in steps.values())
+                    for cid, s in steps.items() if cid not in spans or spans[cid][0] <= m <= spans[cid][1])
             used = monthly_used.get(m.isoformat()[:7], 0.0)
             monthly.append({"month": m.isoformat()[:7], "core_hours": _r(used), "capacity_core_hours": _r(c),
                             "utilisation": _r(share(used, c)), "partial": until is not None})
@@ -407,7 +410,8 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
             "clipped to the exact min/max; a bucket whose values sum to zero counts as zeros",
             "totals, means, maxima, minima and the shares at 1 core, 1 node, 10 minutes and 24 hours are exact",
             "utilisation = core-hours of jobs ending in the period / (cores x hours of the period from the "
-            "cluster's dated capacity)",
+            "cluster's dated capacity); each cluster's capacity counts over the months its logs cover (a cluster "
+            "retired, or loaded for other years, is not idle capacity in the others' months)",
             "a month the accounting logs end inside (partial_month) has its capacity counted to the logs' end; "
             "the charts draw it apart from the whole months",
         ],

@@ -148,3 +148,20 @@ def test_the_month_the_logs_end_inside_has_capacity_to_the_logs_end_and_is_drawn
     bars = [t for t in figs["growth"]["data"] if t["type"] == "bar"]
     assert all("2024-02" not in t["x"] for t in stacked) and {b["x"][0] for b in bars} == {"2024-02"}
     assert sum(b["y"][0] for b in bars) == pytest.approx(28.0)
+
+
+def test_a_cluster_counts_its_capacity_only_over_the_months_its_logs_cover(usage: Any) -> None:
+    """All clusters together: a cluster retired years ago (its logs 2020-01 to 2020-06, 1,000 cores recorded from
+    2020, no end) was counted as idle capacity in minerva's 2024 months, so utilisation read a tenth of itself."""
+    from datetime import UTC, date, datetime
+
+    from forecasts.models import Cluster, ClusterCapacity, IngestRun
+
+    ClusterCapacity.objects.create(cluster=usage.cluster, effective_from=date(2024, 1, 1), cores=100, nodes=1)
+    old = Cluster.objects.create(name="retired")
+    ClusterCapacity.objects.create(cluster=old, effective_from=date(2020, 1, 1), cores=1000, nodes=10)
+    IngestRun.objects.create(cluster=old, format="slurm", status=IngestRun.Status.COMPLETED,
+                             first_start=datetime(2020, 1, 1, tzinfo=UTC),
+                             last_end=datetime(2020, 6, 30, 23, tzinfo=UTC))
+    jan = workload_report()["utilisation"]["monthly"][0]
+    assert jan["month"] == "2024-01" and jan["capacity_core_hours"] == 31 * 24 * 100
