@@ -73,14 +73,23 @@ def _month_param(request: HttpRequest, default: date | None) -> date | None:
     return month
 
 
+def _months_by_year(months: list[Any]) -> list[tuple[int, list[str]]]:
+    """Every month with usage for the compute form, newest first, grouped by year (a trace loaded for the 1990s
+    beside this decade's logs is offered too: the form used to list the last 36 months only)."""
+    years: dict[int, list[str]] = {}
+    for m in sorted(months, reverse=True):
+        years.setdefault(m.year, []).append(f"{m:%Y-%m}")
+    return list(years.items())
+
+
 @_refusing_bad_parameters()
 def index(request: HttpRequest) -> HttpResponse:
     months = sel.months_with_statements(request.user)
     is_planner = sees_everything(request.user)
     context: dict[str, object] = {"months": months, "is_planner": is_planner,
                                   "plans": RatePlan.objects.all()[:5] if is_planner else [],
-                                  "usage_months": [f"{m:%Y-%m}" for m in usage_months(user=request.user)][-36:]
-                                  if is_planner else []}
+                                  "usage_years": _months_by_year(usage_months(user=request.user)) if is_planner
+                                  else []}
     if not months:
         context["area"] = AREAS_BY_SLUG["chargeback"]
         return render(request, "chargeback/empty.html", context)
