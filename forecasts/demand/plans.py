@@ -26,7 +26,7 @@ from forecasts.demand.sequencing import (
     yearly_figures,
 )
 from forecasts.units import TB_PER_PB, convert_core_hours
-from planner.web.textfiles import nul_problem, yaml_error
+from planner.web.textfiles import nul_problem, yaml_error, yaml_load
 
 
 class PlanError(ValueError):
@@ -35,7 +35,7 @@ class PlanError(ValueError):
 
 def plan_parse(text: str, *, name: str = "the plan") -> SequencingPlan:
     try:
-        data = yaml.safe_load(text)
+        data = yaml_load(text)
     except yaml.YAMLError as exc:
         raise PlanError(yaml_error(name, exc)) from None
     if not isinstance(data, dict):

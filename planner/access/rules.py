@@ -28,7 +28,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 
-from planner.web.textfiles import nul_line, nul_problem, yaml_error
+from planner.web.textfiles import nul_line, nul_problem, yaml_error, yaml_load
 
 ADMIN, PLANNER, FINANCE, VIEWER = "admin", "planner", "finance", "department viewer"
 ROLES = (ADMIN, PLANNER, FINANCE, VIEWER)  # strongest first
@@ -119,7 +119,7 @@ def parse_yaml(text: str, filename: str = "mappings.yaml") -> list[Rule]:
     import yaml
 
     try:
-        data = yaml.safe_load(text)
+        data = yaml_load(text)
     except yaml.YAMLError as exc:
         raise RuleError(yaml_error(filename, exc)) from None
     nul = nul_problem(data)  # YAML's "\0" escape: no database text can hold it

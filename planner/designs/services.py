@@ -26,14 +26,14 @@ from planner.designs.services_prices import stored_price_resolver
 from planner.hardware.catalog import Catalog
 from planner.hardware.services import CatalogImportError, catalog_from_db
 from planner.jobs.services import job_failed, job_progress, job_running, job_start, job_succeeded
-from planner.web.textfiles import nul_problem, yaml_error
+from planner.web.textfiles import nul_problem, yaml_error, yaml_load
 
 
 def scenario_parse_text(text: str, name: str | None = None) -> dict[str, Any]:
     """Scenario YAML or JSON text -> mapping; YAML syntax errors name the line. With ``name`` (an uploaded
     file's) every error is one line that starts with it: "s.yaml, line 3, column 5: not valid YAML: ..."."""
     try:
-        data = yaml.safe_load(text)
+        data = yaml_load(text)
     except yaml.YAMLError as exc:
         if name:
             raise ScenarioError([yaml_error(name, exc)]) from None

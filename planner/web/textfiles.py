@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import yaml
+
 
 class UploadTextError(ValueError):
     """An upload that is not text the product can store; the message names the file and line."""
@@ -62,3 +64,72 @@ def nul_problem(document: Any, root: str = "the document") -> str | None:
     the document itself), or None: the message every YAML reader of the product gives."""
     where = nul_at(document)
     return None if where is None else f"{where or root}: contains a NUL byte (\\0)"
+
+
+MAX_YAML_VALUES = 1_000_000  # far above any scenario, plan or mapping file
+
+
+class YamlExpansionError(yaml.YAMLError):
+    """A YAML document whose aliases expand past MAX_YAML_VALUES values, or refer to their own value."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+def yaml_load(text: str) -> Any:
+    """yaml.safe_load, refusing an alias bomb first.
+
+    A few hundred bytes of nested aliases ("a1: &a1 [*a0, *a0, ...]") stand for billions of values: loading
+    is quick (the values are shared) but every walk of the result (the NUL check, the JSON copy) expands
+    them, and a 400-byte scenario held a worker for minutes. The node graph is measured without expanding
+    it; a document over MAX_YAML_VALUES, or one that contains itself, raises yaml.YAMLError (YamlExpansionError),
+    which the callers already turn into "name: not valid YAML: ...".
+    """
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        size = _expanded_size(node)
+        if size is None:
+            raise YamlExpansionError("an alias (*name) is used inside the value it names")
+        if size > MAX_YAML_VALUES:
+            raise YamlExpansionError(f"its aliases (*name) stand for more than {MAX_YAML_VALUES:,} values")
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _expanded_size(root: Any) -> int | None:
+    """How many values the node graph stands for once aliases are expanded (None: it contains itself)."""
+
+    def children(node: Any) -> list[Any]:
+        if isinstance(node, yaml.SequenceNode):
+            return list(node.value)
+        if isinstance(node, yaml.MappingNode):
+            return [part for pair in node.value for part in pair]
+        return []
+
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in children(node))
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            return None
+        on_path.add(key)
+        stack.append((node, True))
+        for child in children(node):
+            if id(child) in on_path:
+                return None
+            if id(child) not in sizes:
+                stack.append((child, False))
+    return sizes[id(root)]
