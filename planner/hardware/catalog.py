@@ -244,6 +244,13 @@ def _check_numbers(obj: Any, where: str, positive: tuple[str, ...]) -> None:
         raise CatalogError(f"{where}.{name}: {problem}")
 
 
+def _check_unique(name: str, before: list[str], where: str, noun: str) -> None:
+    """A second item of the same name silently replaced the first (its cores, its price): refused."""
+    if name in before:
+        raise CatalogError(f"{where}.name: duplicate {noun} {name!r} (also {where.split('[')[0]}"
+                           f"[{before.index(name)}])")
+
+
 def catalog_from_dict(data: dict[str, Any], source_path: str = "") -> Catalog:
     cat = Catalog(source_path=source_path)
     perf = data.get("performance_model")
@@ -255,10 +262,13 @@ def catalog_from_dict(data: dict[str, Any], source_path: str = "") -> Catalog:
     for i, raw in enumerate(data.get("node_types") or []):
         node = _build(NodeType, raw, f"node_types[{i}]")
         _check_numbers(node, f"node_types[{i}]", NODE_POSITIVE)
+        _check_unique(node.name, [n.name for n in cat.node_types.values()], f"node_types[{i}]", "node type")
         cat.node_types[node.name] = node
     for i, raw in enumerate(data.get("storage_systems") or []):
         st = _build(StorageSystem, raw, f"storage_systems[{i}]")
         _check_numbers(st, f"storage_systems[{i}]", STORAGE_POSITIVE)
+        _check_unique(st.name, [x.name for x in cat.storage_systems.values()], f"storage_systems[{i}]",
+                      "storage system")
         if st.kind not in STORAGE_KINDS:
             raise CatalogError(f"storage_systems[{i}].kind: {st.kind!r} not in {STORAGE_KINDS}")
         if not 0 < st.fullness_limit <= 1:
@@ -280,14 +290,20 @@ def load_catalog(path: str | Path) -> Catalog:
     """Load a catalog YAML (keys ``node_types``, ``storage_systems``, ``benchmarks``)."""
     p = Path(path)
     try:
-        with p.open(encoding="utf-8") as fh:
-            data = yaml.safe_load(fh) or {}
+        raw = p.read_bytes()
+        text = raw.decode("utf-8-sig")
+        data = yaml.safe_load(text)
     except OSError as exc:
         raise CatalogError(f"{p}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise CatalogError(f"{p} line {line}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{p}:{mark.line + 1}:{mark.column + 1}" if mark else str(p)
         raise CatalogError(f"{where}: YAML syntax error: {exc.problem or exc.context}") from None
+    if data is None:  # an empty file loaded as nothing and reported success
+        raise CatalogError(f"{p} line 1: the file is empty: expected node_types, storage_systems and benchmarks")
     if not isinstance(data, dict):
         raise CatalogError(f"{p}: expected a mapping at the top level")
     return catalog_from_dict(data, source_path=str(p))

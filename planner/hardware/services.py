@@ -20,6 +20,7 @@ from django.db import transaction
 
 from planner.hardware import catalog as core
 from planner.hardware.models import Benchmark, NodeType, StorageSystem
+from planner.web.textfiles import UploadTextError, upload_text
 
 DEFAULT_CATALOG = Path(__file__).resolve().parents[2] / "fixtures" / "catalog.yaml"
 
@@ -115,7 +116,8 @@ def catalog_load_yaml(path: str | Path = DEFAULT_CATALOG) -> dict[str, Any]:
     try:
         cat = core.load_catalog(path)
     except (core.CatalogError, yaml.YAMLError, OSError) as exc:
-        raise CatalogImportError(f"{path}: {exc}") from exc
+        said = str(exc)  # the core names the file itself where it knows the line
+        raise CatalogImportError(said if said.startswith(str(path)) else f"{path}: {said}") from exc
     return {"file": str(path), **_save(cat)}
 
 
@@ -206,17 +208,39 @@ def _read_csv(kind: str, text: str, filename: str) -> list[dict[str, Any]]:
     return rows
 
 
-def sniff_kind(text: str) -> str:
-    """Which catalog kind a CSV holds, from its header."""
-    header = set(next(csv.reader(io.StringIO(text)), []))
-    if {"pipeline", "node_type", "storage_system"} <= header:
-        return "benchmarks"
-    if "cores_per_node" in header:
-        return "node_types"
-    if "usable_tb" in header:
-        return "storage_systems"
-    raise CatalogImportError("CSV line 1: cannot tell node types, storage systems or benchmarks from the "
-                             "header (export one from the Hardware page to see the columns)")
+# Columns only one kind has: a header that lost one required column is still recognised, so the import can
+# name the missing column instead of saying it cannot tell what the file holds.
+_OWN_COLUMNS = {
+    "benchmarks": set(BENCHMARK_FIELDS) - set(NODE_FIELDS) - set(STORAGE_FIELDS),
+    "node_types": set(NODE_FIELDS) - set(STORAGE_FIELDS) - set(BENCHMARK_FIELDS),
+    "storage_systems": set(STORAGE_FIELDS) - set(NODE_FIELDS) - set(BENCHMARK_FIELDS),
+}
+
+
+KIND_WORDS = {"node_types": "node type", "storage_systems": "storage system", "benchmarks": "benchmark"}
+
+
+def _key_words(key: Any) -> str:
+    """A row's key as a person reads it: 'epyc-9554', or 'pipeline x node x storage x 8 samples'."""
+    if isinstance(key, tuple):
+        pipeline, node, storage, samples = key
+        return f"{pipeline!r} on {node} with {storage}, {samples} sample{'' if samples == 1 else 's'}"
+    return repr(key)
+
+
+def sniff_kind(text: str, filename: str = "CSV") -> str:
+    """Which catalog kind a CSV holds, from its header: the kind with the most columns of its own."""
+    if not text.strip():
+        raise CatalogImportError(f"{filename} line 1: the file is empty: nothing to import (export a CSV from "
+                                 "the Hardware page to see the columns)")
+    header = {h.strip() for h in next(csv.reader(io.StringIO(text)), [])}
+    score = {kind: len(header & own) for kind, own in _OWN_COLUMNS.items()}
+    best = max(score.values())
+    kinds = [k for k, v in score.items() if v == best]
+    if best == 0 or len(kinds) > 1:
+        raise CatalogImportError(f"{filename} line 1: cannot tell node types, storage systems or benchmarks "
+                                 "from the header (export one from the Hardware page to see the columns)")
+    return kinds[0]
 
 
 @transaction.atomic
@@ -226,7 +250,7 @@ def catalog_import_csv(text: str, *, filename: str = "upload.csv", kind: str | N
     Each row is validated by the core catalog rules against the current database catalog (a benchmark
     must name a known node type and storage system); errors name the file, line and field.
     """
-    kind = kind or sniff_kind(text)
+    kind = kind or sniff_kind(text, filename)
     rows = _read_csv(kind, text, filename)
     try:
         current = catalog_from_db()
@@ -237,8 +261,14 @@ def catalog_import_csv(text: str, *, filename: str = "upload.csv", kind: str | N
               "benchmarks": lambda r: (r.get("pipeline"), r.get("node_type"), r.get("storage_system"),
                                        r.get("samples", 1))}[kind]
     existing = {key_of(r): i for i, r in enumerate(data[kind])}
+    seen: dict[Any, int] = {}  # key -> the line of the file that gave it
     for row in rows:
         raw = row["raw"]
+        if key_of(raw) in seen:  # the later row silently replaced the earlier one (a node type's cores, price)
+            raise CatalogImportError(f"{filename} line {row['line']}: duplicate {KIND_WORDS[kind]} "
+                                     f"{_key_words(key_of(raw))} (also on line {seen[key_of(raw)]}); "
+                                     "nothing was imported")
+        seen[key_of(raw)] = row["line"]
         try:
             one = {"node_types": data["node_types"], "storage_systems": data["storage_systems"],
                    "benchmarks": []} | {kind: [raw]}
@@ -271,7 +301,11 @@ def catalog_import_path(path: str | Path) -> dict[str, Any]:
     if p.suffix.lower() in (".yaml", ".yml"):
         return catalog_load_yaml(p)
     if p.suffix.lower() == ".csv":
-        return catalog_import_csv(p.read_text(encoding="utf-8-sig"), filename=p.name)
+        try:  # the page's rule: not UTF-8 is refused with the line it happens on
+            text = upload_text(p.read_bytes(), p.name)
+        except UploadTextError as exc:
+            raise CatalogImportError(str(exc)) from None
+        return catalog_import_csv(text, filename=p.name)
     raise CatalogImportError(f"{p}: expected a .yaml, .yml or .csv file")
 
 
