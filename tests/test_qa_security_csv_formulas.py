@@ -70,3 +70,28 @@ def test_a_formula_in_a_mapped_project_name_reaches_finances_statement_as_text(
     formulas = [c.value for row in sheet.iter_rows() for c in row if c.data_type == "f"]
     assert all(str(f).startswith("=SUM(") for f in formulas), formulas  # only the total
     assert FORMULA in [c.value for row in sheet.iter_rows() for c in row if c.data_type == "s"]
+
+
+def test_text_from_the_accounting_logs_reaches_every_csv_export_as_text(
+        departments: Any, planner_user: Any, tmp_path: Any) -> None:
+    """Job lines are written by any user of a cluster (a job name, an account, a queue): a rejected line's raw
+    text, a queue or a user name that starts like a formula was written as is into the rejections, workload and
+    usage CSVs that a planner opens in a spreadsheet. Every export goes through planner.web.spreadsheet."""
+    from forecasts.accounting.models import IngestRun
+    from tests.forecasts.chargeback_data import ingest_lines, sacct_line
+
+    good = sacct_line(101, user="gina", account="autism-wgs", group="ggs", partition="=2+5", cores=4)
+    ingest_lines([good, FORMULA + "|not|a|sacct|line\n"], tmp_path)
+    run = IngestRun.objects.get()
+    assert run.rejected == 1
+    client = Client()
+    client.force_login(planner_user)
+    exports = {
+        "rejections": b"".join(client.get(f"/usage/ingest/{run.pk}/rejections.csv").streaming_content).decode(),
+        "workload": client.get("/usage/workload/wait.csv").content.decode(),
+    }
+    for name, body in exports.items():
+        cells = [cell for row in csv.reader(io.StringIO(body)) for cell in row]
+        assert cells and not any(cell[:1] in ("=", "+", "@") for cell in cells), (name, cells)
+    assert any(c.startswith("'" + FORMULA) for row in csv.reader(io.StringIO(exports["rejections"])) for c in row)
+    assert any(c == "'=2+5" for row in csv.reader(io.StringIO(exports["workload"])) for c in row)

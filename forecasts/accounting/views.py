@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,6 +34,7 @@ from forecasts.accounting.upload import (
     uploads_discard_unkept,
 )
 from planner.roles import ADMIN, PLANNER, planner_required, role_of
+from planner.web.spreadsheet import safe_writer
 
 FORMAT_CHOICES = [(DETECT, "Detect from the file's content")] + [(k, f"{k} — {v}") for k, v in FORMATS.items()]
 NEW_CLUSTER = "__new__"
@@ -244,7 +244,7 @@ def rejection_rows(run: IngestRun) -> Iterator[list[Any]]:
 def ingest_rejections_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     """Every rejected record of a run, streamed (a run may reject millions of lines)."""
     run = get_object_or_404(IngestRun, pk=pk)
-    writer = csv.writer(_Echo())
+    writer = safe_writer(_Echo())
     response = StreamingHttpResponse((writer.writerow(r) for r in rejection_rows(run)), content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="ingest-{run.pk}-rejections.csv"'
     return response

@@ -4,7 +4,6 @@ render; the figures come from forecasts/demand/charts.py."""
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Any
 
@@ -57,6 +56,7 @@ from forecasts.usage.cache import cached_by_inputs
 from planner.jobs.models import BackgroundJob
 from planner.jobs.services import job_start
 from planner.roles import planner_required
+from planner.web.spreadsheet import safe_writer
 from planner.web.textfiles import UploadTextError, upload_text
 
 
@@ -246,7 +246,7 @@ def fit_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def fit_yearly_csv(request: HttpRequest, pk: int) -> HttpResponse:
     fit = get_object_or_404(ForecastFit, pk=pk)
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = safe_writer(buf, lineterminator="\n")
     w.writerow(["fit", "series", "units", "family", "year", "median", "p10", "p90", "periods_observed",
                 "periods_forecast", "complete", "history_through", "fitted_at"])
     for y in fit.yearly:

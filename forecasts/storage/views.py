@@ -8,7 +8,6 @@ progress bar and lands on the storage page of the file system.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator
 from datetime import date
 from typing import Any
@@ -41,6 +40,7 @@ from forecasts.accounting.views import (
 from forecasts.storage.models import FileSystem, StorageRejection, StorageSnapshot
 from forecasts.storage.services import StorageScanError, storage_scan_start
 from planner.roles import planner_required
+from planner.web.spreadsheet import safe_writer
 
 NEW_FILESYSTEM = "__new__"
 SERVER_COMMAND = "python manage.py ingest_storage_scan --filesystem NAME --format F PATH"
@@ -153,7 +153,7 @@ def _rejection_rows(snapshot: StorageSnapshot) -> Iterator[list[Any]]:
 def storage_rejections_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     """The rejected lines kept for a snapshot (the first 1,000), with line numbers and reasons."""
     snapshot = get_object_or_404(StorageSnapshot.objects.select_related("filesystem"), pk=pk)
-    writer = csv.writer(_Echo())
+    writer = safe_writer(_Echo())
     response = StreamingHttpResponse((writer.writerow(r) for r in _rejection_rows(snapshot)), content_type="text/csv")
     response["Content-Disposition"] = (f'attachment; filename="storage-{snapshot.filesystem.name}-'
                                        f'{snapshot.taken_on}-rejections.csv"')

@@ -6,7 +6,6 @@ viewer sees only their own departments on the page, in the chart JSON and in the
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable
 from datetime import date, datetime
 from functools import wraps
@@ -31,6 +30,7 @@ from forecasts.usage.charts import usage_figure
 from forecasts.usage.selectors import partial_months, usage_monthly_by_department
 from planner.roles import ADMIN, PLANNER, role_of, sees_everything, visible_department_ids
 from planner.web.areas import AREAS_BY_SLUG
+from planner.web.spreadsheet import safe_writer
 from planner.web.textfiles import upload_text
 
 
@@ -167,7 +167,7 @@ def usage_csv(request: HttpRequest) -> HttpResponse:
     firsts = selectors.usage_first_part_months(user=request.user, cluster=filters["cluster"])
     response = HttpResponse(content_type="text/csv")
     response["Content-Disposition"] = 'attachment; filename="usage-monthly-by-department.csv"'
-    writer = csv.writer(response)
+    writer = safe_writer(response)
     # months are UTC calendar months by job end; `partial` names a month the logs end inside (usage so far)
     writer.writerow(["month", "department_code", "department", "core_hours", "jobs", "active_users", "partial"])
     for r in rows:

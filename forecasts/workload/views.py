@@ -6,7 +6,6 @@ requesting user, so a department viewer's page, chart data and CSV cover their d
 
 from __future__ import annotations
 
-import csv
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -21,6 +20,7 @@ from forecasts.usage.views import month_params
 from forecasts.workload.charts import csv_rows, figures, storage_figures
 from forecasts.workload.selectors import departments_visible, workload_report
 from planner.roles import sees_everything
+from planner.web.spreadsheet import safe_writer
 
 
 def _filters(request: HttpRequest, **override: Any) -> dict[str, Any]:
@@ -60,7 +60,7 @@ def workload_csv(request: HttpRequest, chart: str) -> HttpResponse:
         raise Http404("No such chart.")
     response = HttpResponse(content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="workload-{chart}.csv"'
-    writer = csv.writer(response)
+    writer = safe_writer(response)
     writer.writerow(table[0])
     writer.writerows(table[1])
     return response
@@ -89,7 +89,7 @@ def storage_csv(request: HttpRequest) -> HttpResponse:
     overview = storage_overview(user=request.user, filesystem=request.GET.get("filesystem") or None)
     response = HttpResponse(content_type="text/csv")
     response["Content-Disposition"] = 'attachment; filename="storage-by-department.csv"'
-    writer = csv.writer(response)
+    writer = safe_writer(response)
     writer.writerow(["filesystem", "taken_on", "department", "bytes", "files"])
     for r in overview["by_department"]:
         writer.writerow([overview["filesystem"].name, r["taken_on"], r["department"], r["bytes"], r["files"]])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from pathlib import Path
 from typing import Any
@@ -52,6 +51,7 @@ from planner.designs.uncertainty import DEFAULT_PATHS
 from planner.hardware.services import CatalogImportError
 from planner.roles import planner_required
 from planner.web.areas import AREAS_BY_SLUG
+from planner.web.spreadsheet import safe_writer
 from planner.web.textfiles import UploadTextError, upload_text
 
 EXAMPLE = Path(settings.BASE_DIR) / "fixtures" / "scenarios" / "minerva_narrow_flash.yaml"
@@ -175,7 +175,7 @@ def design_year_csv(request: HttpRequest, pk: int) -> HttpResponse:
     design = get_object_or_404(Design, pk=pk)
     ev = _evaluated(design)
     buf = io.StringIO()
-    w = csv.writer(buf)
+    w = safe_writer(buf)
     cols = ["year", "nodes", "cores", "memory_tb", "peak_tf", "normalised_core_hours_at_target", "demand_core_hours",
             "headroom_core_hours", "genomes_per_day_capacity", "genomes_per_day_demand", "plannable_tb",
             "demand_tb", "flash_tb", "flash_days_of_ingest", "metadata_files_capacity", "files", "capex_usd",

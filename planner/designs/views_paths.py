@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 from typing import Any
@@ -35,6 +34,7 @@ from planner.designs.services_paths import (
 )
 from planner.hardware.services import CatalogImportError
 from planner.roles import planner_required
+from planner.web.spreadsheet import safe_writer
 
 # The design page's form sends a percentage (its select offers 50, 80, 90 and 95); a hand-typed value outside this
 # range is refused, never reinterpreted: "0.9" is not 90 % (nor 0.9 %), "150" is no share at all. The API takes
@@ -168,7 +168,7 @@ def design_chance_csv(request: HttpRequest, pk: int) -> HttpResponse:
         why = chance.get("error") if chance else "this design has no uncertainty: block (docs/uncertainty.md)"
         return HttpResponse(f"no chance table: {why}\n", status=409, content_type="text/plain; charset=utf-8")
     buf = io.StringIO()
-    w = csv.writer(buf)
+    w = safe_writer(buf)
     w.writerow(["year", "constraint", "probability", "expected_shortfall", "unit", "paths", "evaluation"])
     for y in chance["report"]["years"]:
         w.writerow([y["year"], "every constraint", y["all_constraints"], "", "", chance["n_paths"], ev.pk])
@@ -193,7 +193,7 @@ def run_confidence_csv(request: HttpRequest, pk: int) -> HttpResponse:
     curve = sl.get("curve") or []
     years = sorted({y for lv in curve for y in (lv.get("in_sample") or {})}, key=int)
     buf = io.StringIO()
-    w = csv.writer(buf)
+    w = safe_writer(buf)
     w.writerow(["service_level", "status", "npv_usd", "bought_to_cover", "paths", "check_paths"]
                + [f"in_sample_{y}" for y in years] + [f"independent_{y}" for y in years]
                + ["independent_every_year"])

@@ -20,6 +20,7 @@ from django.db import transaction
 
 from planner.hardware import catalog as core
 from planner.hardware.models import Benchmark, NodeType, StorageSystem
+from planner.web.spreadsheet import safe_writer
 from planner.web.textfiles import UploadTextError, upload_text
 
 DEFAULT_CATALOG = Path(__file__).resolve().parents[2] / "fixtures" / "catalog.yaml"
@@ -126,7 +127,7 @@ def catalog_export_csv(kind: str) -> str:
     """One kind of catalog row as CSV text (header = field names, the import format)."""
     model, names, _ = KINDS[kind]
     buf = io.StringIO()
-    writer = csv.writer(buf)
+    writer = safe_writer(buf)
     writer.writerow(names)
     qs = model.objects.all()
     if kind == "benchmarks":

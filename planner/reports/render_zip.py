@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import zipfile
@@ -10,6 +9,7 @@ from pathlib import Path
 
 from planner.reports.document import Document
 from planner.reports.figures import figure_png, figure_svg
+from planner.web.spreadsheet import safe_writer
 
 
 def render_zip(doc: Document, path: Path) -> Path:
@@ -20,7 +20,7 @@ def render_zip(doc: Document, path: Path) -> Path:
             z.writestr(f"{stem}.png", figure_png(f, dpi=200))
         for t in doc.tables():
             buf = io.StringIO()
-            w = csv.writer(buf)
+            w = safe_writer(buf)
             w.writerow(t.columns)
             w.writerows(t.rows)
             z.writestr(f"tables/table_{t.number:02d}_{t.key}.csv", buf.getvalue())

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import csv
+from collections.abc import Iterable
+from typing import Any
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -19,3 +23,23 @@ def spreadsheet_safe(cell: str) -> str:
     except ValueError:
         return "'" + cell
     return cell
+
+
+class SafeWriter:
+    """csv.writer whose text cells are ``spreadsheet_safe``: for exports whose text comes from accounting logs
+    (job names, users, queues, rejected raw lines), which any user of a cluster can choose."""
+
+    def __init__(self, target: Any, **options: Any) -> None:
+        self._writer = csv.writer(target, **options)
+
+    def writerow(self, row: Iterable[Any]) -> Any:
+        return self._writer.writerow([spreadsheet_safe(c) if isinstance(c, str) else c for c in row])
+
+    def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
+        for row in rows:
+            self.writerow(row)
+
+
+def safe_writer(target: Any, **options: Any) -> SafeWriter:
+    """``csv.writer(target, **options)`` with every text cell opened as text (``spreadsheet_safe``)."""
+    return SafeWriter(target, **options)
