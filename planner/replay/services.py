@@ -8,7 +8,7 @@ attributed once per (identity, month) by the same dated mappings as the usage ro
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -69,13 +69,33 @@ def cluster_get(name: str) -> Cluster:
 
 
 def last_whole_year(cluster: Cluster) -> tuple[date, date]:
-    """The last calendar year the cluster's ingested jobs cover to its end (from the ingest runs)."""
-    last = (IngestRun.objects.filter(cluster=cluster, last_end__isnull=False)
-            .order_by("-last_end").values_list("last_end", flat=True).first())
+    """The last calendar year the cluster's ingested jobs cover from its start to its end (from the ingest
+    runs); when the logs cover no whole calendar year, their last 12 whole months (fewer when they are
+    shorter). Before, a year the logs began inside counted as whole: KTH's logs (30 Sep 1996 to 29 Aug 1997)
+    were replayed as "1996", three months of jobs on a page that said a year."""
+    runs = IngestRun.objects.filter(cluster=cluster, last_end__isnull=False)
+    last = runs.order_by("-last_end").values_list("last_end", flat=True).first()
     if last is None:
         raise ReplayError(f"cluster {cluster.name!r} has no ingested jobs: ingest its accounting logs first")
+    first = runs.filter(first_start__isnull=False).order_by("first_start").values_list(
+        "first_start", flat=True).first() or last
     year = last.year if (last.month, last.day) == (12, 31) else last.year - 1
-    return date(year, 1, 1), date(year + 1, 1, 1)
+    if (first.year, first.month, first.day) <= (year, 1, 1):
+        return date(year, 1, 1), date(year + 1, 1, 1)
+    end = next_month(last.date()) if (last + timedelta(days=1)).day == 1 else last.date().replace(day=1)
+    start = first.date() if first.day == 1 else next_month(first.date())
+    start = max(start, date(end.year - 1, end.month, 1))
+    if start >= end:  # logs within one month: that month's jobs, as they are
+        start, end = first.date().replace(day=1), next_month(last.date())
+    return start, end
+
+
+def base_period_note(t0: date, t1: date) -> str:
+    """'' for a calendar year; else what the period is, so a part year is not read as a whole one."""
+    if (t0.month, t0.day) == (1, 1) and t1 == date(t0.year + 1, 1, 1):
+        return ""
+    months = (t1.year - t0.year) * 12 + t1.month - t0.month
+    return f"the logs cover no whole calendar year: their last {months} whole month{'' if months == 1 else 's'}"
 
 
 def period(cluster: Cluster, start: str | None, end: str | None) -> tuple[date, date]:
@@ -387,6 +407,7 @@ def design_queue_waits(design: Any, cluster_name: str, *, progress: Any = None) 
         today_mode, today_machine = "pool", cluster_machine(c, t1, "pool")
     out: dict[str, Any] = {"design": design.pk, "design_name": design.name, "cluster": c.name,
                            "base_period": [t0.isoformat(), t1.isoformat()], "base_jobs": len(jobs.workload),
+                           "base_note": base_period_note(t0, t1),
                            "policy": "easy", "today": entry(today_machine, 1.0, True) | {"mode": today_mode},
                            "years": []}
     for y in years:
@@ -435,7 +456,13 @@ def design_replay_start(*, design: Any, cluster: str, user: Any = None) -> Any:
     from planner.jobs.services import job_start
 
     c = cluster_get(cluster)
-    last_whole_year(c)  # fail here, not in the worker, when the cluster has no jobs
+    _, t1 = last_whole_year(c)  # fail here, not in the worker, when the cluster has no jobs
+    if not ClusterCapacity.objects.filter(cluster=c, effective_from__lt=t1).exists():
+        # Every year is set beside today's cluster: without its size the worker failed after queueing, with
+        # the command's hint ("give --processors") on the page. Logs loaded from a trace record none.
+        raise ReplayError(f"cluster {c.name!r} has no recorded capacity before {t1}: the replay sets the design "
+                          "beside today's cluster, so record its cores and nodes first (admin: cluster "
+                          "capacities)")
     with transaction.atomic():
         return job_start(kind=JOB_KIND, label=f"Queue waits: {design.name} on {c.name}'s jobs",
                          task=REPLAY_DESIGN_TASK, params={"design_id": design.pk, "cluster": c.name}, user=user,
