@@ -34,3 +34,26 @@ def test_a_viewer_still_sees_the_areas(genomics_viewer: Any) -> None:
     client.force_login(genomics_viewer)
     page = client.get("/").content.decode()
     assert "with no role yet" not in page and 'class="areas"' in page
+
+
+def test_the_data_pages_say_no_role_not_nothing_loaded(departments: Any, tmp_path: Any) -> None:
+    """The Usage, Workload, Storage and Chargeback pages opened to a user with no role showed their empty states
+    ('No accounting logs loaded yet: load ...') with usage loaded: each now says first that the user has no role."""
+    from django.contrib.auth.models import User
+
+    from tests.forecasts.chargeback_data import ingest_lines, sacct_line
+
+    ingest_lines([sacct_line(101, user="gina", account="autism-wgs", group="ggs", cores=4)], tmp_path)
+    client = Client()
+    client.force_login(User.objects.create_user("sso-newcomer"))
+    for url in ("/usage/", "/usage/workload/", "/usage/storage/", "/chargeback/"):
+        page = " ".join(client.get(url).content.decode().split())
+        assert 'id="no-role-banner"' in page and "with no role yet" in page, url
+    profile = client.get("/access/profile/").content.decode()
+    assert 'id="no-role-banner"' not in profile  # the profile and the dashboard say it their own way
+
+
+def test_a_planner_sees_no_such_banner(planner_user: Any) -> None:
+    client = Client()
+    client.force_login(planner_user)
+    assert 'id="no-role-banner"' not in client.get("/usage/").content.decode()
