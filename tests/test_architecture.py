@@ -61,6 +61,7 @@ PURE_CORE = [
     "planner/hardware/report.py",
     "planner/hardware/limits.py",
     "planner/hardware/labels.py",
+    "planner/hardware/site_check.py",
     "planner/reports/builder.py",
     "planner/reports/projections.py",
     "planner/reports/supply.py",

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 from planner.hardware import labels
 from planner.hardware.catalog import NODE_POSITIVE, number_problems
 from planner.hardware.costmodel import CostModel, NoBenchmarkError, speedup
-from planner.hardware.design_model import fitted_benchmarks, fitted_leave_one_out
+from planner.hardware.design_model import PipelineModel, fitted_benchmarks, fitted_leave_one_out
 from planner.hardware.limits import NODE_LABELS
 from planner.hardware.models import Benchmark, NodeType, StorageSystem
 from planner.hardware.services import (
@@ -28,6 +28,7 @@ from planner.hardware.services import (
     catalog_from_db,
     catalog_import_csv,
 )
+from planner.hardware.site_check import site_pipeline_checks
 from planner.roles import planner_required
 from planner.web.areas import AREAS_BY_SLUG
 from planner.web.textfiles import UploadTextError, upload_text
@@ -204,6 +205,8 @@ def benchmarks(request: HttpRequest) -> HttpResponse:
         "benchmarks": Benchmark.objects.select_related("node_type", "storage_system"),
         "derived": derived_table(cat), "speedups": speedups(cat), "batches": batch_checks(cat),
         "pipeline": GATK, "calibration": calibration_context(),
+        "site_pipelines": [c | {"derived": derived_table(cat, c["pipeline"])}
+                           for c in site_pipeline_checks(cat, set(PipelineModel.names(cat)))],
     })
 
 
