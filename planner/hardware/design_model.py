@@ -59,6 +59,19 @@ def fitted_leave_one_out(path: str | Path = DEFAULT_BENCHMARKS) -> LooTable:
     return _LOO[key]
 
 
+def remember_calibration(path: str | Path, fitted: Fit, loo: LooTable | None = None) -> None:
+    """Seed this process's cache with a fit (and leave-one-out) of ``path`` made elsewhere: the Django shell
+    shares them between processes through a file (planner.hardware.fit_cache)."""
+    p = Path(path)
+    key = (str(p.resolve()), p.stat().st_mtime)
+    if key not in _FITS:
+        _FITS.clear()
+        _FITS[key] = fitted
+    if loo is not None and key not in _LOO:
+        _LOO.clear()
+        _LOO[key] = loo
+
+
 def utilisation_levels(rho_max: float = DEFAULT_RHO_MAX) -> list[float]:
     """The storage utilisation levels a design may run its pipeline tier at: BASE_LEVELS up to rho_max,
     and rho_max itself. Three levels keep the optimiser fast (each is one binary per year)."""

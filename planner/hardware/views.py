@@ -18,7 +18,8 @@ from django.views.decorators.http import require_POST
 from planner.hardware import labels
 from planner.hardware.catalog import NODE_POSITIVE, number_problems
 from planner.hardware.costmodel import CostModel, NoBenchmarkError, speedup
-from planner.hardware.design_model import PipelineModel, fitted_benchmarks, fitted_leave_one_out
+from planner.hardware.design_model import PipelineModel
+from planner.hardware.fit_cache import shared_calibration
 from planner.hardware.limits import NODE_LABELS
 from planner.hardware.models import Benchmark, NodeType, StorageSystem
 from planner.hardware.services import (
@@ -213,8 +214,7 @@ def benchmarks(request: HttpRequest) -> HttpResponse:
 def calibration_context() -> dict[str, Any] | None:
     """The performance model's fit: parameters with uncertainty, residuals, leave-one-out."""
     try:
-        fit = fitted_benchmarks()
-        loo = fitted_leave_one_out()
+        fit, loo, _ = shared_calibration()  # every process reads the one leave-one-out (a file in DATA_DIR)
     except (OSError, ValueError):
         return None
     return {"fit": fit, "loo": loo, "path": "fixtures/benchmarks/genomics.yaml",
