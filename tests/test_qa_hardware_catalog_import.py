@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
 from planner.hardware.models import NodeType
-from planner.hardware.services import DEFAULT_CATALOG, catalog_export_csv, catalog_load_yaml
+from planner.hardware.services import catalog_export_csv, catalog_load_yaml
 from tests.helpers import login
 
 pytestmark = pytest.mark.django_db
@@ -87,14 +86,12 @@ def test_a_unit_in_a_number_cell_names_line_and_field(tmp_path: Path) -> None:
 
 
 def test_a_yaml_catalog_with_a_name_twice_is_refused(tmp_path: Path) -> None:
-    data = yaml.safe_load(DEFAULT_CATALOG.read_text())
-    data["node_types"].append(dict(data["node_types"][0], price_usd=1))
+    item = SITE_NODE.split("\n", 1)[1].split("storage_systems")[0].replace("-14200", "14200")  # lines 2-18
     path = tmp_path / "site.yaml"
-    path.write_text(yaml.safe_dump(data))
-    said = _import(path)
-    first = data["node_types"][0]["name"]
-    last = len(data["node_types"]) - 1
-    assert said == f"{path}: node_types[{last}].name: duplicate node type {first!r} (also node_types[0])"
+    path.write_text("node_types:\n" + item + item.replace("price_usd: 14200", "price_usd: 1") + "storage_systems: []\n")
+    # Before: loaded, the second epyc-9554 ($1) silently replacing the first.
+    assert _import(path) == (f"{path} line 19: node_types[1].name: duplicate node type 'epyc-9554' "
+                             "(also node_types[0])")
     assert not NodeType.objects.exists()
 
 
@@ -107,3 +104,40 @@ def test_an_empty_or_latin1_yaml_catalog_is_one_line_with_the_file(tmp_path: Pat
     latin = tmp_path / "latin.yaml"
     latin.write_bytes("node_types:\n  - {name: a-b, cpu_model: 'Genève'}\n".encode("latin-1"))
     assert _import(latin).startswith(f"{latin} line 2: not UTF-8 text"), _import(latin)
+
+
+SITE_NODE = """node_types:
+  - name: epyc-9554
+    cpu_model: AMD EPYC 9554
+    sockets: 2
+    cores_per_node: 128
+    base_clock_ghz: 3.1
+    all_core_clock_ghz: 3.5
+    arch_factor: 1.3
+    memory_gb: 768
+    price_usd: -14200
+    power_w: 720
+    lifetime_years: 5
+    first_year: 2023
+    local_flash_tb: 3.8
+    gpus: 0
+    rack_units: 1
+    support_pct_per_year: 5
+    flops_per_cycle_per_core: 16
+storage_systems: []
+"""
+
+
+def test_a_yaml_field_error_names_the_line_of_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "site.yaml"
+    path.write_text(SITE_NODE)
+    # Before: "site.yaml: node_types[0].price_usd: must be > 0, got -14200", no line.
+    assert _import(path) == f"{path} line 10: node_types[0].price_usd: must be > 0, got -14200"
+
+
+def test_a_yaml_item_missing_fields_names_them_not_a_python_signature(tmp_path: Path) -> None:
+    path = tmp_path / "site.yaml"
+    path.write_text(SITE_NODE.replace("    cores_per_node: 128\n", "").replace("    gpus: 0\n", ""))
+    # Before: "node_types[0]: NodeType.__init__() missing 2 required positional arguments: 'cores_per_node' ..."
+    assert _import(path) == f"{path} line 2: node_types[0]: missing field(s) cores_per_node, gpus"
+    assert not NodeType.objects.exists()

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import asdict, dataclass, field
+import re
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +195,10 @@ def _build(cls: type, raw: Any, where: str) -> Any:
     unknown = sorted(set(raw) - names)
     if unknown:
         raise CatalogError(f"{where}: unknown field(s) {', '.join(unknown)}")
+    missing = [f.name for f in fields(cls) if f.name not in raw
+               and f.default is MISSING and f.default_factory is MISSING]
+    if missing:  # before: "NodeType.__init__() missing 5 required positional arguments: ..."
+        raise CatalogError(f"{where}: missing field(s) {', '.join(missing)}")
     try:
         return cls(**raw)
     except TypeError as exc:
@@ -306,7 +311,37 @@ def load_catalog(path: str | Path) -> Catalog:
         raise CatalogError(f"{p} line 1: the file is empty: expected node_types, storage_systems and benchmarks")
     if not isinstance(data, dict):
         raise CatalogError(f"{p}: expected a mapping at the top level")
-    return catalog_from_dict(data, source_path=str(p))
+    try:
+        return catalog_from_dict(data, source_path=str(p))
+    except CatalogError as exc:
+        said = str(exc)
+        at = _line_of(text, said.split(":", 1)[0])
+        raise CatalogError(f"{p} line {at}: {said}" if at else f"{p}: {said}") from None
+
+
+def _line_of(text: str, where: str) -> int | None:
+    """The line of a field path ('node_types[4].price_usd') in a YAML text, or of its nearest enclosing field
+    (a missing field is reported where its item starts); None when the path is not found."""
+    steps = [int(part) if part.isdigit() else part
+             for part in re.findall(r"[^.\[\]]+", where)]
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for step in steps:
+        if isinstance(node, yaml.MappingNode):
+            found = [v for k, v in node.value if getattr(k, "value", None) == step]
+            key = [k for k, _ in node.value if getattr(k, "value", None) == step]
+            if not found:
+                break
+            line, node = key[0].start_mark.line + 1, found[0]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+            node = node.value[step]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
 
 
 _CSV_NUMERIC = {
