@@ -141,3 +141,16 @@ def test_a_yaml_item_missing_fields_names_them_not_a_python_signature(tmp_path: 
     # Before: "node_types[0]: NodeType.__init__() missing 2 required positional arguments: 'cores_per_node' ..."
     assert _import(path) == f"{path} line 2: node_types[0]: missing field(s) cores_per_node, gpus"
     assert not NodeType.objects.exists()
+
+
+def test_a_negative_cpu_hours_in_a_benchmark_csv_is_refused(tmp_path: Path) -> None:
+    from planner.hardware.models import Benchmark
+
+    catalog_load_yaml()
+    before = Benchmark.objects.count()
+    header = catalog_export_csv("benchmarks").splitlines()[0]
+    path = tmp_path / "runs.csv"
+    path.write_text(f"{header}\nGATK 3.1.1 WGS,WGS,ivy-bridge,flash-gss,site run,2,1,2,-610,820,,,False,\n")
+    # Before: stored, and the cost model used -610 CPU hours per genome.
+    assert _import(path) == "runs.csv line 2, field cpu_hours_per_sample: must be > 0, got -610.0"
+    assert Benchmark.objects.count() == before

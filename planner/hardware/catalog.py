@@ -209,6 +209,9 @@ NODE_POSITIVE = ("sockets", "cores_per_node", "base_clock_ghz", "all_core_clock_
                  "price_usd", "lifetime_years", "flops_per_cycle_per_core")
 STORAGE_POSITIVE = ("raw_tb", "usable_tb", "price_usd", "throughput_gbps", "metadata_iops", "lifetime_years")
 _NONNEGATIVE = ("power_w", "rack_units", "support_pct_per_year", "local_flash_tb", "gpus")
+# A benchmark's counts and measurements, when given: a negative CPU hours per genome was stored and used.
+BENCHMARK_POSITIVE = ("samples", "nodes", "samples_per_node", "cpu_hours_per_sample", "wall_core_hours_per_sample",
+                      "wall_hours_per_batch", "genomes_per_day")
 
 
 def number_problems(values: dict[str, Any], positive: tuple[str, ...]) -> dict[str, str]:
@@ -281,6 +284,7 @@ def catalog_from_dict(data: dict[str, Any], source_path: str = "") -> Catalog:
         cat.storage_systems[st.name] = st
     for i, raw in enumerate(data.get("benchmarks") or []):
         bench = _build(Benchmark, raw, f"benchmarks[{i}]")
+        _check_numbers(bench, f"benchmarks[{i}]", BENCHMARK_POSITIVE)
         if bench.node_type not in cat.node_types:
             raise CatalogError(f"benchmarks[{i}].node_type: unknown node type {bench.node_type!r}")
         if bench.storage_system not in cat.storage_systems:
