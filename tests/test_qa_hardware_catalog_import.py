@@ -154,3 +154,17 @@ def test_a_negative_cpu_hours_in_a_benchmark_csv_is_refused(tmp_path: Path) -> N
     # Before: stored, and the cost model used -610 CPU hours per genome.
     assert _import(path) == "runs.csv line 2, field cpu_hours_per_sample: must be > 0, got -610.0"
     assert Benchmark.objects.count() == before
+
+
+def test_the_api_refuses_a_negative_cpu_hours_benchmark(client: Any, planner_user: Any) -> None:
+    from planner.hardware.models import Benchmark
+
+    catalog_load_yaml()
+    before = Benchmark.objects.count()
+    body = {"pipeline": "nf-core/sarek 3.4 30x WGS", "sample_type": "30x WGS", "node_type": "ivy-bridge",
+            "storage_system": "flash-gss", "source": "site run", "samples": 1, "cpu_hours_per_sample": -610}
+    resp = login(client, planner_user).post("/api/v1/benchmarks/", body, content_type="application/json")
+    # Before: 201, and the run was priced at -610 CPU hours per genome.
+    assert resp.status_code == 400
+    assert resp.json() == {"cpu_hours_per_sample": ["must be > 0, got -610.0"]}
+    assert Benchmark.objects.count() == before

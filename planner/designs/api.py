@@ -22,7 +22,7 @@ from planner.designs.services import (
     design_latest_evaluation,
     optimizer_run_start,
 )
-from planner.hardware.catalog import NODE_POSITIVE, STORAGE_POSITIVE, number_problems
+from planner.hardware.catalog import BENCHMARK_POSITIVE, NODE_POSITIVE, STORAGE_POSITIVE, number_problems
 from planner.hardware.models import Benchmark, NodeType, StorageSystem
 from planner.hardware.services import CatalogImportError
 from planner.roles import IsPlanner
@@ -59,6 +59,12 @@ class BenchmarkSerializer(serializers.ModelSerializer):
     class Meta:
         model = Benchmark
         exclude = ["updated_at"]
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        problems = number_problems(attrs, BENCHMARK_POSITIVE)  # a negative CPU hours per genome was stored
+        if problems:
+            raise serializers.ValidationError(problems)
+        return attrs
 
 
 class NodeTypeViewSet(viewsets.ModelViewSet):
