@@ -419,6 +419,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # an external series' frequency and aggregate appear in several components (the series, the series just
     # uploaded with its gap lines, the upload form): one named enum each
+    # every operation's error answers (400, 401, 403, 404, ...), which drf-spectacular leaves out
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "planner.web.schema.add_error_answers"],
     "ENUM_NAME_OVERRIDES": {
         "ExternalSeriesFrequencyEnum": "forecasts.demand.models.ExternalSeries.Frequency",
         "ExternalSeriesAggregateEnum": "forecasts.demand.models.ExternalSeries.Aggregate",

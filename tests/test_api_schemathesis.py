@@ -21,10 +21,14 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
+CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance, content_type_conformance]
 EXAMPLES = 4  # per operation and role: 66 operations x 2 roles in about 30 s on one core
 
 pytestmark = [pytest.mark.slow]
