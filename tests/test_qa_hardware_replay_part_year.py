@@ -65,3 +65,21 @@ def test_the_design_page_names_the_months_it_replayed(kth: Path, client: Any, pl
     page = login(client, planner_user).get(f"/designs/{narrow.pk}/").content.decode()
     assert "submitted\n    1996-10-01 to 1997-08-01 (exclusive)" in page
     assert "the logs cover no whole calendar year: their last 10 whole months" in page
+
+
+def test_a_design_with_nodes_in_no_year_says_so_instead_of_an_empty_chart(kth: Path, client: Any,
+                                                                           planner_user: Any) -> None:
+    from forecasts.models import Cluster, ClusterCapacity
+    from planner.designs.models import Design
+
+    ClusterCapacity.objects.create(cluster=Cluster.objects.get(name="kth"), effective_from=date(1996, 1, 1),
+                                   cores=100, nodes=100, note="SWF header: MaxProcs 100")
+    narrow = load_catalog_and_designs()["narrow"]
+    empty = Design.objects.create(name="no nodes at all", scenario=dict(narrow.scenario, existing=[], purchases=[]))
+    job = design_replay_start(design=empty, cluster="kth")
+    design_replay_execute(job.pk)
+    page = login(client, planner_user).get(f"/designs/{empty.pk}/").content.decode()
+    assert f"design #{empty.pk} (no nodes at all) has no nodes in 2014: nothing to replay on" in page
+    # Before: a p95-by-year chart with no point, on axes from -1 to 6.
+    assert 'id="chart-queue-p95"' not in page
+    assert "No year of this design has nodes: only today's cluster was" in page

@@ -85,7 +85,9 @@ def design_section(design: Design) -> dict[str, Any]:
         series = [(design.name, res)]
         ctx |= {"res": res, "rows": _rows(res), "what_if": _what_if(res),
                 "by_department": _groups(res, "by_department"), "by_size": _groups(res, "by_size", by_jobs=False),
-                "fig_queue_cdf": charts.wait_cdf_by_year(res), "fig_queue_p95": charts.p95_by_year(series)}
+                "fig_queue_cdf": charts.wait_cdf_by_year(res), "fig_queue_p95": charts.p95_by_year(series),
+                # a design with nodes in no year drew an empty p95 chart on axes from -1 to 6
+                "replayed_years": any("median" in y for y in res["years"])}
     return ctx
 
 
