@@ -83,3 +83,21 @@ def test_a_design_with_nodes_in_no_year_says_so_instead_of_an_empty_chart(kth: P
     # Before: a p95-by-year chart with no point, on axes from -1 to 6.
     assert 'id="chart-queue-p95"' not in page
     assert "No year of this design has nodes: only today's cluster was" in page
+
+
+def test_a_forecast_whose_base_year_is_a_part_year_is_not_used_for_growth(kth: Path) -> None:
+    from forecasts.demand.models import ForecastFit
+    from forecasts.models import Cluster
+    from planner.replay.services import design_growth
+
+    narrow = load_catalog_and_designs()["narrow"]
+    cluster = Cluster.objects.get(name="kth")
+    ForecastFit.objects.create(
+        metric="core_hours", cluster=cluster, units="core-hours", start=date(1996, 10, 1),
+        through=date(1997, 7, 1), values=[1.0] * 10, family="linear", selection="override", reason="test",
+        result={}, yearly=[{"year": 1996, "median": 150.0, "p10": 150.0, "p90": 150.0, "complete": False},
+                           {"year": 2016, "median": 600.0, "p10": 500.0, "p90": 700.0, "complete": True}])
+    g = design_growth(narrow, cluster, 1996, 2016)
+    # Before: 600 / 150 = 4.0 from three months of 1996 taken as its year.
+    assert g.median != 4.0
+    assert "the design's demand" in g.source

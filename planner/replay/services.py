@@ -291,7 +291,9 @@ def design_growth(design: Any, cluster: Cluster, base_year: int, year: int) -> G
     if fit is not None:
         by_year = {int(y["year"]): y for y in fit.yearly}
         base, target = by_year.get(base_year), by_year.get(year)
-        if base and target and base.get("median") and target.get("median"):
+        # A base year the logs cover in part (KTH's 1996: October to December) would make the growth its
+        # inverse share of a year (x4): such a fit is not used.
+        if base and target and base.get("median") and target.get("median") and base.get("complete", True):
             b = float(base["median"])
             return Growth(growth_factor(b, float(target["median"])), growth_factor(b, float(target["p10"])),
                           growth_factor(b, float(target["p90"])),
