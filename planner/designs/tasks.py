@@ -23,6 +23,13 @@ def _solve(job_id: int, execute: Callable[[int, int], Any], out_of_time: str) ->
     except SoftTimeLimitExceeded:
         optimizer_run_fail(run_id, job_id, out_of_time)
     except Exception as exc:
+        from planner.designs.models import OptimizerRun
+        from planner.jobs.services import job_failed
+
+        if not OptimizerRun.objects.filter(pk=run_id).exists():  # its design (and so the run) deleted meanwhile
+            job_failed(job_id, message="The design was deleted while this run was queued or running: there is "
+                                       "nothing to save the plan to.", retry=False)
+            return
         optimizer_run_fail(run_id, job_id, f"{type(exc).__name__}: {exc}")
         raise
 
