@@ -148,6 +148,22 @@ def check_ranges(plan: SequencingPlan) -> None:
                 check_range("retention_months", s.retention_months, f"{where}, stage {s.name}")
 
 
+def _num(row: Any, key: str, where: str, default: float | None = None) -> float:
+    """``row[key]`` as a number; ValueError naming the row and the field when it is missing (and has no default)
+    or is not a number (a range such as "8-12", a mapping), never Python's own words."""
+    if key not in row or row[key] is None:
+        if default is None:
+            raise ValueError(f"{where}: missing field {key!r}")
+        return default
+    v = row[key]
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise ValueError(f"{where}: {key} must be a single number, not {str(v)[:40]!r}")
+    try:
+        return float(v)
+    except ValueError:
+        raise ValueError(f"{where}: {key} must be a single number, not {str(v)[:40]!r}") from None
+
+
 def plan_from_dict(d: dict[str, Any], *, ranges: bool = True) -> SequencingPlan:
     """Build a plan from the YAML schema in the module docstring (dates as ISO strings or dates).
 
@@ -179,15 +195,16 @@ def plan_from_dict(d: dict[str, Any], *, ranges: bool = True) -> SequencingPlan:
         )
         for n, v in d["assays"].items()
     }
-    instruments = [
-        Instrument(
+    instruments = []
+    for k, i in enumerate(d["instruments"], start=1):
+        where = f"instrument {k} ({i.get('model', '?')})"
+        instruments.append(Instrument(
             model=str(i["model"]),
-            runs_per_week=float(i["runs_per_week"]),
-            counts=[CountPoint(_date(c["date"]), float(c["count"])) for c in i["counts"]],
-            run_mix=[AssayShare(str(r["assay"]), float(r["samples_per_run"])) for r in i["run_mix"]],
-        )
-        for i in d["instruments"]
-    ]
+            runs_per_week=_num(i, "runs_per_week", where),
+            counts=[CountPoint(_date(c["date"]), _num(c, "count", f"{where}, counts")) for c in i["counts"]],
+            run_mix=[AssayShare(str(r["assay"]), _num(r, "samples_per_run", f"{where}, run_mix"))
+                     for r in i["run_mix"]],
+        ))
     plan = SequencingPlan(
         name=str(d["name"]),
         start=_date(d["start"]),
