@@ -121,7 +121,10 @@ CREATE TEMP TABLE IF NOT EXISTS ingest_staging (
 ) ON COMMIT DELETE ROWS
 """  # times arrive as epoch seconds (cheap to format in Python) and become timestamptz in SQL
 
-# Attribution of an identity in a month: account, then user, then group mapping, most recent first.
+# Attribution of an identity in a month (one department per identity and month, the rollups' grain): of the
+# mappings valid on any day of the month, account, then user, then group; then the one in force on the most of
+# the month's days (a move on the 15th gives the month to the new department, one on the 20th to the old);
+# then the most recent.  A mapping starting inside a month is never ignored for that month.
 ATTRIBUTION_LATERAL = """
 LEFT JOIN LATERAL (
     SELECT m.department_id, m.project_id
@@ -129,8 +132,11 @@ LEFT JOIN LATERAL (
     WHERE ((m.kind = 'account' AND m.name = i.account AND i.account <> '')
            OR (m.kind = 'user' AND m.name = i."user")
            OR (m.kind = 'group' AND m.name = i."group" AND i."group" <> ''))
-      AND m.valid_from <= {month} AND (m.valid_to IS NULL OR m.valid_to >= {month})
-    ORDER BY CASE m.kind WHEN 'account' THEN 0 WHEN 'user' THEN 1 ELSE 2 END, m.valid_from DESC
+      AND m.valid_from < ({month} + interval '1 month') AND (m.valid_to IS NULL OR m.valid_to >= {month})
+    ORDER BY CASE m.kind WHEN 'account' THEN 0 WHEN 'user' THEN 1 ELSE 2 END,
+        LEAST(COALESCE(m.valid_to, 'infinity'::date), ({month} + interval '1 month' - interval '1 day')::date)
+            - GREATEST(m.valid_from, {month}::date) DESC,
+        m.valid_from DESC
     LIMIT 1
 ) attr ON true
 """
