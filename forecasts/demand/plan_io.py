@@ -164,6 +164,18 @@ def _num(row: Any, key: str, where: str, default: float | None = None) -> float:
         raise ValueError(f"{where}: {key} must be a single number, not {str(v)[:40]!r}") from None
 
 
+def _check_dates_ascend(counts: list[CountPoint], where: str) -> None:
+    """Count dates in ascending order, each once: a date out of order is most often a typed year (2062 for
+    2026), and two counts on one date leave the instruments on it undecided."""
+    for a, b in zip(counts, counts[1:], strict=False):
+        if b.date == a.date:
+            raise ValueError(f"{where}: {a.date.isoformat()} is given twice ({a.count:g} and {b.count:g} "
+                             "instruments); give each date once")
+        if b.date < a.date:
+            raise ValueError(f"{where}: {b.date.isoformat()} comes after {a.date.isoformat()}; "
+                             "give the dates in order")
+
+
 def plan_from_dict(d: dict[str, Any], *, ranges: bool = True) -> SequencingPlan:
     """Build a plan from the YAML schema in the module docstring (dates as ISO strings or dates).
 
@@ -205,6 +217,9 @@ def plan_from_dict(d: dict[str, Any], *, ranges: bool = True) -> SequencingPlan:
             run_mix=[AssayShare(str(r["assay"]), _num(r, "samples_per_run", f"{where}, run_mix"))
                      for r in i["run_mix"]],
         ))
+    if ranges:
+        for k, ins in enumerate(instruments, start=1):
+            _check_dates_ascend(ins.counts, f"instrument {k} ({ins.model}), counts")
     plan = SequencingPlan(
         name=str(d["name"]),
         start=_date(d["start"]),
