@@ -192,3 +192,22 @@ def test_a_mapping_that_starts_inside_a_month_attributes_that_month(site: None, 
         "identity__account", "department__code")}
     assert march["newlab"] == "scb"  # was the Unassigned bucket
     assert march["mover"] == "scb"  # 17 of March's 31 days at scb
+
+
+def test_the_subsidy_is_listed_before_the_cap_it_precedes(site: None, client: Client, planner_user: Any) -> None:
+    """Found on this QA pass: the statement page, its CSV/XLSX/PDF and the API listed 'Cap: -$7.82' above
+    'Subsidy: 25% -$5.94' (lines sorted by kind's name), though the cap is what remains over $10 after the
+    subsidy: read top down, $23.76 - $7.82 = $15.94 is not the $10 cap.  Lines now come in the order the rule
+    applies them: compute, storage, subsidy, cap."""
+    from forecasts.models import Statement
+
+    compute("2024-03")
+    s = Statement.objects.get(department__code="ggs", month="2024-03-01", is_current=True)
+    login(client, planner_user)
+    page = client.get(f"/chargeback/statements/{s.pk}/").content.decode()
+    assert page.index("25% department subsidy") < page.index("monthly cap $10.00")
+    kinds = [r[0] for r in csv.reader(io.StringIO(client.get(f"/chargeback/statements/{s.pk}.csv").content.decode()))
+             if r and r[0] in ("compute", "storage", "subsidy", "cap")]
+    assert kinds == ["compute"] * 4 + ["subsidy", "cap"]
+    api = client.get(f"/api/v1/chargeback/statements/{s.pk}/").json()
+    assert [ln["kind"] for ln in api["lines"]][-2:] == ["subsidy", "cap"]

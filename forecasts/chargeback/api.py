@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import DatabaseError
+from django.db.models import Prefetch
 from django.urls import include, path
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, status, viewsets
@@ -22,7 +23,7 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
 from forecasts.chargeback.models import Statement, StatementJob, StatementLine, statements_logs_end
-from forecasts.chargeback.selectors import statements_visible
+from forecasts.chargeback.selectors import lines_in_rule_order, statements_visible
 from forecasts.chargeback.services import ChargebackError, parse_month, statements_compute
 from planner.roles import IsPlanner
 
@@ -103,7 +104,8 @@ class StatementViewSet(viewsets.ReadOnlyModelViewSet):
             if params.get("all_versions") not in ("1", "true"):
                 rows = rows.filter(is_current=True)
         else:
-            rows = rows.prefetch_related("lines", "top_jobs")
+            rows = rows.prefetch_related(Prefetch("lines", queryset=lines_in_rule_order(StatementLine.objects.all())),
+                                         "top_jobs")
         return rows.order_by("-month", "department__name", "-version")
 
     def get_serializer(self, *args: Any, **kwargs: Any) -> Any:

@@ -7,7 +7,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Count, QuerySet, Sum
+from django.db.models import Case, Count, IntegerField, QuerySet, Sum, Value, When
 from django.http import Http404
 
 from forecasts.accounting.models import Department, UsageMonthly
@@ -42,8 +42,19 @@ def months_with_statements(user: Any) -> list[date]:
                 .values_list("month", flat=True).distinct())
 
 
+# The order the rule applies them (forecasts/chargeback/rates.py, rule 4): charges, then the subsidy, then the
+# cap on what the subsidy leaves; read top down, each adjustment follows what it was computed from.
+_KIND_ORDER = Case(*(When(kind=kind, then=Value(i)) for i, kind in enumerate(
+    [StatementLine.Kind.COMPUTE, StatementLine.Kind.STORAGE, StatementLine.Kind.SUBSIDY, StatementLine.Kind.CAP])),
+    default=Value(9), output_field=IntegerField())
+
+
+def lines_in_rule_order(lines: QuerySet[StatementLine]) -> QuerySet[StatementLine]:
+    return lines.order_by(_KIND_ORDER, "-amount_usd", "pk")
+
+
 def statement_lines(statement: Statement, project: int | None = None) -> QuerySet[StatementLine]:
-    lines = statement.lines.all()
+    lines = lines_in_rule_order(statement.lines.all())
     if project is not None:
         lines = lines.filter(project_id=project)
     return lines
