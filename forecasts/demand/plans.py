@@ -332,6 +332,9 @@ def combined_projection(
             # plan + trend, but this year has only the trend: the plan's sequencing is missing from its total
             "trend_only": bool(plan_years_ and t and py is None),
             "has_storage": py is not None or s is not None,
+            # a year with neither a plan year nor a core-hours trend year (only the storage trend reaches it): no
+            # core-hours figure, never a total of 0
+            "has_core_hours": py is not None or t is not None,
         }
         row["core_hours_ref"] = {k: plan_ch + (row["trend_core_hours_ref"][k] if t else 0.0)
                                  for k in ("median", "p10", "p90")}
