@@ -211,3 +211,25 @@ def test_the_subsidy_is_listed_before_the_cap_it_precedes(site: None, client: Cl
     assert kinds == ["compute"] * 4 + ["subsidy", "cap"]
     api = client.get(f"/api/v1/chargeback/statements/{s.pk}/").json()
     assert [ln["kind"] for ln in api["lines"]][-2:] == ["subsidy", "cap"]
+
+
+def test_storage_with_no_rate_in_the_plan_says_why_it_is_free(site: None, departments: dict[str, Any],
+                                                              client: Client, planner_user: Any) -> None:
+    """Found on this QA pass: under a plan with no storage rate for a file system, the statement showed 27.3 TB
+    at $0.00 with nothing saying why (compute with no rate gets a note); now storage gets the same note."""
+    from datetime import date
+
+    from forecasts.models import Statement
+    from forecasts.storage.models import FileSystem, StorageSnapshot, StorageUsage
+
+    fs = FileSystem.objects.create(name="gpfs-work", tier="disk")
+    snap = StorageSnapshot.objects.create(filesystem=fs, taken_on=date(2024, 3, 5), format="tsv", scan_name="s",
+                                          status=StorageSnapshot.Status.COMPLETED)
+    StorageUsage.objects.create(snapshot=snap, kind="group", name="ggs", department=departments["genomics"],
+                                bytes=12 * 10**12)
+    compute("2024-03")
+    s = Statement.objects.get(department__code="ggs", month="2024-03-01", is_current=True)
+    assert s.storage_usd == 0 and s.storage_tb > 0
+    assert "No storage rate for gpfs-work/disk: that storage is not charged." in s.notes
+    login(client, planner_user)
+    assert "No storage rate for gpfs-work/disk" in client.get(f"/chargeback/statements/{s.pk}/").content.decode()

@@ -326,6 +326,10 @@ def _add_storage_lines(month: date, rates: PlanRates, result: dict[int, Departme
         if covered and held and end is not None:
             dm.notes.append(f"Storage billed for {covered[0]} of {covered[1]} days: the accounting logs end on "
                             f"{end.day} {end:%B %Y}, so this statement bills the usage so far.")
+        unpriced = sorted({f"{h.filesystem}/{h.tier}" for h in holdings.get(dept, [])
+                           if core.resolve_storage_rate(rates.storage, h.filesystem, h.tier) is None})
+        if unpriced:  # as for compute with no rate: say why held terabytes cost $0.00
+            dm.notes.append("No storage rate for " + ", ".join(unpriced) + ": that storage is not charged.")
         for h in holdings.get(dept, []):
             rate = core.resolve_storage_rate(rates.storage, h.filesystem, h.tier)
             exact = core.storage_charge_usd(h.tb, rate) if rate else Decimal(0)
