@@ -233,3 +233,18 @@ def test_storage_with_no_rate_in_the_plan_says_why_it_is_free(site: None, depart
     assert "No storage rate for gpfs-work/disk: that storage is not charged." in s.notes
     login(client, planner_user)
     assert "No storage rate for gpfs-work/disk" in client.get(f"/chargeback/statements/{s.pk}/").content.decode()
+
+
+def test_the_pdf_writes_negative_amounts_as_the_page_does(site: None, client: Client, planner_user: Any) -> None:
+    """The statement PDF wrote the subsidy and the cap as '$-5.94' and '$-7.82' where the page writes '−$5.94'."""
+    from django.urls import reverse
+    from pypdf import PdfReader
+
+    from forecasts.models import Statement
+
+    compute("2024-03")
+    login(client, planner_user)
+    ggs = Statement.objects.get(department__code="ggs", month="2024-03-01", is_current=True)
+    pdf = client.get(reverse("chargeback-statement-pdf", args=[ggs.pk])).content
+    text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
+    assert "-$5.94" in text and "-$7.82" in text and "$-" not in text

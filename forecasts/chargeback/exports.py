@@ -105,7 +105,9 @@ def statement_pdf(statement: Statement, breakdown: dict[str, Any], top_jobs: lis
     doc = SimpleDocTemplate(out, pagesize=letter, leftMargin=0.7 * inch, rightMargin=0.7 * inch,
                             topMargin=0.7 * inch, bottomMargin=0.7 * inch,
                             title=f"Chargeback statement {statement.department.name} {statement.month:%Y-%m}")
-    money = "${:,.2f}".format
+    def money(value: Any) -> str:  # "-$5.94", as the page's "−$5.94" (the PDF's font has no minus sign), not "$-5.94"
+        return f"-${-value:,.2f}" if value < 0 else f"${value:,.2f}"
+
     provisional = f" &middot; <b>PROVISIONAL: {statement.provisional_reason}</b>" if statement.is_provisional else ""
     story: list[Any] = [
         Paragraph(institution or "Research computing", styles["Normal"]),
