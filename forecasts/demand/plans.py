@@ -285,6 +285,18 @@ def combined_overlap(plan_row: SequencerPlan | None, core_fit: ForecastFit | Non
             f"{instead}.")
 
 
+def combined_storage_overlap(plan_row: SequencerPlan | None, storage_fit: ForecastFit | None) -> str | None:
+    """Why plan + storage trend counts the plan's data twice: a PB-stored trend is of whole file systems (no
+    per-department storage series), so it holds the data of the department the plan names."""
+    if plan_row is None or storage_fit is None or plan_row.department is None:
+        return None
+    code = plan_row.department.code
+    return (f"Counted twice: storage trend #{storage_fit.pk} ({storage_fit.series_label}) holds every "
+            f"department's data on the scanned file systems, department {code}'s too, and plan '{plan_row}' adds "
+            f"department {code}'s sequencing data held on top of it; there is no storage trend without a "
+            f"department, so read the total PB as an upper bound, or compare the plan alone.")
+
+
 def combined_projection(
     *, plan_row: SequencerPlan | None, core_fit: ForecastFit | None, storage_fit: ForecastFit | None = None,
     cluster_clock_ghz: float | None = None, cluster_arch_factor: float = 1.0, mode: str = "both",

@@ -34,6 +34,7 @@ from forecasts.demand.plans import (
     combined_default_fit,
     combined_overlap,
     combined_projection,
+    combined_storage_overlap,
     plan_belongs_to,
     plan_monthly_by_assay,
     plan_of,
@@ -295,6 +296,7 @@ def combined(request: HttpRequest) -> HttpResponse:
         "core_fit": core_fit, "storage_fit": storage_fit, "mode": mode, "clock": clock,
         "projection": projection, "fig": charts.combined_chart(projection) if projection else None,
         "overlap": combined_overlap(plan_row, core_fit) if projection and mode == "both" else None,
+        "storage_overlap": combined_storage_overlap(plan_row, storage_fit) if projection and mode == "both" else None,
     })
 
 
