@@ -39,7 +39,7 @@ YAML schema (``plan_to_yaml`` / ``plan_from_yaml``)::
     instruments:
       - model: str
         runs_per_week: float   # per instrument
-        counts: [{date: YYYY-MM-DD, count: float}, ...]
+        counts: [{date: YYYY-MM-DD, count: float}, ...]   # dates in ascending order, each once
         run_mix: [{assay: <assay name>, samples_per_run: float}, ...]
     assays:
       <name>:
