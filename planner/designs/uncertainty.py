@@ -91,7 +91,11 @@ def parse_uncertainty(raw: Any, errors: list[str]) -> Uncertainty | None:
     try:
         out.plan = PlanSpread.from_dict(raw.get("plan"))
     except PathsError as exc:
-        errors.append(f"uncertainty.plan: {str(exc).removeprefix('uncertainty: ')}")
+        # PlanSpread names its keys under "uncertainty." (its own block); here they sit under uncertainty.plan, the
+        # path the line finder looks up (was "uncertainty.plan: uncertainty.samples_per_instrument: ...", no line)
+        msg = str(exc).removeprefix("uncertainty: ")
+        errors.append(f"uncertainty.plan.{msg.removeprefix('uncertainty.')}" if msg.startswith("uncertainty.")
+                      else f"uncertainty.plan: {msg}")
     fc = raw.get("forecast") or {}
     if not isinstance(fc, dict):
         errors.append("uncertainty.forecast: expected {core_fit, storage_fit, sequencer_plan}")
