@@ -40,25 +40,27 @@ def logs_partial_month(cluster: Cluster | None = None, *, cluster_name: str | No
     return _partial(logs_end(cluster, cluster_name=cluster_name))
 
 
-def logs_partial_by_cluster(cluster_ids: Iterable[int] | None = None) -> dict[int, tuple[date, datetime]]:
-    """Each cluster's partial month (``logs_partial_month`` of that cluster), for the clusters whose logs end
-    inside a month; ``cluster_ids``: those clusters only. One query for every cluster."""
+def _bounds(cluster_ids: Iterable[int] | None) -> dict[int, tuple[datetime | None, datetime | None]]:
+    """Each cluster's logs: (its earliest loaded job's start, its latest job's end) over its completed loads;
+    ``cluster_ids``: those clusters only. One query, the one every reading of where logs begin and end makes."""
     runs = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED)
     if cluster_ids is not None:
         runs = runs.filter(cluster_id__in=list(cluster_ids))
-    ends = runs.order_by().values("cluster_id").annotate(m=Max("last_end")).values_list("cluster_id", "m")
-    return {cid: found for cid, end in ends if (found := _partial(end)) is not None}
+    rows = runs.order_by().values("cluster_id").annotate(a=Min("first_start"), b=Max("last_end"))
+    return {r["cluster_id"]: (r["a"], r["b"]) for r in rows}
+
+
+def logs_partial_by_cluster(cluster_ids: Iterable[int] | None = None) -> dict[int, tuple[date, datetime]]:
+    """Each cluster's partial month (``logs_partial_month`` of that cluster), for the clusters whose logs end
+    inside a month; ``cluster_ids``: those clusters only. One query for every cluster."""
+    return {cid: found for cid, (_, end) in _bounds(cluster_ids).items() if (found := _partial(end)) is not None}
 
 
 def logs_month_spans(cluster_ids: Iterable[int] | None = None) -> dict[int, tuple[date, date]]:
     """Each cluster's first and last month of logs (the months its earliest loaded job started and its latest
     ended in), for the clusters with a completed load; ``cluster_ids``: those clusters only. One query."""
-    runs = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED)
-    if cluster_ids is not None:
-        runs = runs.filter(cluster_id__in=list(cluster_ids))
-    rows = runs.order_by().values("cluster_id").annotate(a=Min("first_start"), b=Max("last_end"))
-    return {r["cluster_id"]: (r["a"].date().replace(day=1), r["b"].date().replace(day=1))
-            for r in rows if r["a"] is not None and r["b"] is not None}
+    return {cid: (a.date().replace(day=1), b.date().replace(day=1))
+            for cid, (a, b) in _bounds(cluster_ids).items() if a is not None and b is not None}
 
 
 def logs_partial_months(cluster_ids: Iterable[int] | None = None) -> dict[date, datetime]:
@@ -75,12 +77,8 @@ def logs_first_part_months(cluster_ids: Iterable[int] | None = None) -> dict[dat
     """Every month some cluster's logs begin inside (its earliest loaded job started after the month's first
     day), with the earliest such start: that month holds only the jobs that ended after the logs begin, a
     part month like the one they end inside (the usage page, its CSV and the API say so). One query."""
-    runs = IngestRun.objects.filter(status=IngestRun.Status.COMPLETED)
-    if cluster_ids is not None:
-        runs = runs.filter(cluster_id__in=list(cluster_ids))
-    starts = runs.order_by().values("cluster_id").annotate(m=Min("first_start")).values_list("m", flat=True)
     months: dict[date, datetime] = {}
-    for start in starts:
+    for start, _ in _bounds(cluster_ids).values():
         if start is not None and start.day != 1:
             month = start.date().replace(day=1)
             months[month] = min(months.get(month, start), start)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from decimal import Decimal
 from typing import Any
 
 from forecasts.chargeback.models import Statement, StatementLine
-from planner.web.spreadsheet import spreadsheet_safe
+from planner.web.spreadsheet import safe_writer
 
 COLUMNS = ("kind", "project", "pi", "user", "cluster", "queue", "qos", "filesystem", "tier", "jobs", "core_hours",
            "gpu_hours", "mem_gb_hours", "tb", "rate", "multiplier", "amount_usd")
@@ -34,10 +33,6 @@ def _row(line: StatementLine) -> list[Any]:
             round(line.tb, 6), line.rate, line.multiplier, line.amount_usd]
 
 
-def _text_safe(row: list[Any]) -> list[Any]:
-    return [spreadsheet_safe(cell) if isinstance(cell, str) else cell for cell in row]
-
-
 def _append_as_text(ws: Any, row: list[Any]) -> None:
     """Append a row whose strings stay strings (openpyxl stores a leading '=' as a live formula)."""
     ws.append(row)
@@ -48,12 +43,12 @@ def _append_as_text(ws: Any, row: list[Any]) -> None:
 
 def statement_csv(statement: Statement, lines: list[StatementLine]) -> str:
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = safe_writer(out)
     for key, value in _header(statement):
-        writer.writerow(_text_safe([f"# {key}", value]))
+        writer.writerow([f"# {key}", value])
     writer.writerow(COLUMNS)
     for line in lines:
-        writer.writerow(_text_safe(_row(line)))
+        writer.writerow(_row(line))
     writer.writerow(["total", *[""] * (len(COLUMNS) - 2), sum((ln.amount_usd for ln in lines), Decimal(0))])
     return out.getvalue()
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from datetime import date
 from typing import Any
 
@@ -23,7 +22,7 @@ from planner.audit.selectors import (
     kind_label,
 )
 from planner.roles import audit_required
-from planner.web.spreadsheet import spreadsheet_safe
+from planner.web.spreadsheet import safe_writer
 
 PAGE_SIZE = 50
 
@@ -73,12 +72,12 @@ def audit_page(request: HttpRequest) -> HttpResponse:
 @audit_required
 def audit_csv(request: HttpRequest) -> StreamingHttpResponse:
     filters, _ = _filters(request)
-    writer = csv.writer(_Echo())
+    writer = safe_writer(_Echo())
 
     def lines() -> Any:
         yield writer.writerow(CSV_HEADER)
         for row in audit_csv_rows(audit_entries(filters)):
-            yield writer.writerow([spreadsheet_safe(str(cell)) for cell in row])
+            yield writer.writerow([str(cell) for cell in row])
 
     response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="audit-{date.today():%Y%m%d}.csv"'
