@@ -8,6 +8,7 @@ values it used, the settings, the chosen family and why, every family's errors a
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
@@ -223,7 +224,7 @@ class ForecastFit(models.Model):
                 f"period a year before). The series moves more than it can be predicted this far ahead: plan on "
                 f"the 80% band, not the median.")
 
-    @property
+    @cached_property  # two queries; the pages read it twice (whether, then what)
     def logs_caveat(self) -> str | None:
         """One cluster's series whose logs end months before the latest logs loaded (other clusters'): its history
         stops there, and nothing in it says whether the cluster was retired or its logs not loaded since."""
