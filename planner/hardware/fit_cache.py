@@ -25,12 +25,20 @@ from planner.hardware.perf_inputs import DEFAULT_BENCHMARKS
 _CODE = (calibration, performance, perf_inputs, design_model)
 
 
+_NAMES: dict[tuple[str, float], str] = {}  # (file, modification time) -> hash: the code is this process's own
+
+
 def cache_path(path: str | Path = DEFAULT_BENCHMARKS) -> Path:
-    """Where the fit of ``path`` is kept: its name hashes the file and the model's code."""
-    h = hashlib.sha256(Path(path).read_bytes())
-    for module in _CODE:
-        h.update(Path(str(module.__file__)).read_bytes())
-    return Path(settings.DATA_DIR) / "cache" / f"performance-fit-{h.hexdigest()[:24]}.pickle"
+    """Where the fit of ``path`` is kept: its name hashes the file and the model's code (hashed once per process
+    and file version, not at every page view)."""
+    p = Path(path)
+    key = (str(p.resolve()), p.stat().st_mtime)
+    if key not in _NAMES:
+        h = hashlib.sha256(p.read_bytes())
+        for module in _CODE:
+            h.update(Path(str(module.__file__)).read_bytes())
+        _NAMES[key] = h.hexdigest()[:24]
+    return Path(settings.DATA_DIR) / "cache" / f"performance-fit-{_NAMES[key]}.pickle"
 
 
 def shared_calibration(path: str | Path = DEFAULT_BENCHMARKS) -> tuple[Any, Any, str]:
