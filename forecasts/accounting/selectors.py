@@ -50,6 +50,13 @@ def _bounds(cluster_ids: Iterable[int] | None) -> dict[int, tuple[datetime | Non
     return {r["cluster_id"]: (r["a"], r["b"]) for r in rows}
 
 
+def logs_bounds(cluster: Cluster) -> tuple[datetime | None, datetime | None]:
+    """Where ``cluster``'s logs begin and end: (its earliest loaded job's start, its latest job's end) over its
+    completed loads, the rule every reading of the logs' extent follows (a failed load's partial jobs do not
+    move it); (None, None) before any completed load. One query."""
+    return _bounds([cluster.pk]).get(cluster.pk, (None, None))
+
+
 def logs_partial_by_cluster(cluster_ids: Iterable[int] | None = None) -> dict[int, tuple[date, datetime]]:
     """Each cluster's partial month (``logs_partial_month`` of that cluster), for the clusters whose logs end
     inside a month; ``cluster_ids``: those clusters only. One query for every cluster."""

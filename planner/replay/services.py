@@ -15,7 +15,8 @@ import numpy as np
 from django.db import connection
 
 from forecasts.accounting.load import ATTRIBUTION_LATERAL, unassigned_department
-from forecasts.accounting.models import Cluster, ClusterCapacity, Department, IngestRun
+from forecasts.accounting.models import Cluster, ClusterCapacity, Department
+from forecasts.accounting.selectors import logs_bounds
 from planner.replay.engine import POLICIES, replay
 from planner.replay.future import growth_factor
 from planner.replay.summary import ReplaySummary, summarise, wait_cdf
@@ -69,16 +70,16 @@ def cluster_get(name: str) -> Cluster:
 
 
 def last_whole_year(cluster: Cluster) -> tuple[date, date]:
-    """The last calendar year the cluster's ingested jobs cover from its start to its end (from the ingest
-    runs); when the logs cover no whole calendar year, their last 12 whole months (fewer when they are
-    shorter). Before, a year the logs began inside counted as whole: KTH's logs (30 Sep 1996 to 29 Aug 1997)
-    were replayed as "1996", three months of jobs on a page that said a year."""
-    runs = IngestRun.objects.filter(cluster=cluster, last_end__isnull=False)
-    last = runs.order_by("-last_end").values_list("last_end", flat=True).first()
+    """The last calendar year the cluster's logs cover from its start to its end; when the logs cover no whole
+    calendar year, their last 12 whole months (fewer when they are shorter). Before, a year the logs began
+    inside counted as whole: KTH's logs (30 Sep 1996 to 29 Aug 1997) were replayed as "1996", three months of
+    jobs on a page that said a year. Where the logs begin and end is the accounting selectors' rule (completed
+    loads only), as for usage and forecasts: before, a failed load's partial jobs moved the replay's year."""
+    first, last = logs_bounds(cluster)
     if last is None:
-        raise ReplayError(f"cluster {cluster.name!r} has no ingested jobs: ingest its accounting logs first")
-    first = runs.filter(first_start__isnull=False).order_by("first_start").values_list(
-        "first_start", flat=True).first() or last
+        raise ReplayError(f"cluster {cluster.name!r} has no completed load of accounting logs: ingest its logs first"
+                          " (a failed load's partial jobs do not count)")
+    first = first or last
     year = last.year if (last.month, last.day) == (12, 31) else last.year - 1
     if (first.year, first.month, first.day) <= (year, 1, 1):
         return date(year, 1, 1), date(year + 1, 1, 1)
