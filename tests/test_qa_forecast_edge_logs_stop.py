@@ -60,3 +60,36 @@ def test_a_cluster_whose_logs_are_current_and_every_cluster_together_get_no_such
     every = client.post("/api/v1/forecasts/", {"metric": "core_hours", "horizon_months": 12},
                         content_type="application/json").json()["summary"]
     assert every["logs_caveat"] is None
+
+
+def _stored_fit(cluster: Any) -> Any:
+    from forecasts.demand.models import ForecastFit
+
+    return ForecastFit.objects.create(metric="core_hours", cluster=cluster, units="core-hours/month",
+                                      start=date(2023, 1, 1), through=date(2025, 1, 1), values=[1.0] * 25,
+                                      family="linear", selection="override", reason="test", result={}, yearly=[])
+
+
+def test_the_api_list_of_fits_reads_the_logs_ends_once_not_twice_a_fit(client: Client, stopped: None,
+                                                                         planner_user: Any) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from forecasts.models import Cluster
+
+    retired, running = Cluster.objects.get(name="retired"), Cluster.objects.get(name="running")
+    login(client, planner_user)
+    _stored_fit(retired)
+    with CaptureQueriesContext(connection) as one:
+        assert client.get("/api/v1/forecasts/").status_code == 200
+    for _ in range(20):
+        _stored_fit(retired), _stored_fit(running), _stored_fit(None)
+    with CaptureQueriesContext(connection) as many:
+        listed = client.get("/api/v1/forecasts/").json()
+    # Before: two queries a fit (its cluster's logs' end, every cluster's), 2 + 2 x 61 here.
+    assert len(many) == len(one) <= 8, [q["sql"] for q in many.captured_queries]
+    rows = [r["summary"] for r in listed["results"]] if isinstance(listed, dict) else [r["summary"] for r in listed]
+    caveats = {r["cluster"]: r["logs_caveat"] for r in rows}
+    assert len(rows) > 20 and set(caveats) == {"retired", "running", None}
+    assert caveats["retired"] and caveats["retired"].startswith("retired's logs end 2025-02-28, 10 months before")
+    assert caveats["running"] is None and caveats[None] is None

@@ -57,6 +57,12 @@ def logs_bounds(cluster: Cluster) -> tuple[datetime | None, datetime | None]:
     return _bounds([cluster.pk]).get(cluster.pk, (None, None))
 
 
+def logs_ends_by_cluster() -> dict[int, datetime | None]:
+    """Each cluster's logs' end (``logs_end`` of that cluster) for every cluster with a completed load; the
+    latest of them is ``logs_end()``. One query, for a list of many clusters' fits."""
+    return {cid: end for cid, (_, end) in _bounds(None).items()}
+
+
 def logs_partial_by_cluster(cluster_ids: Iterable[int] | None = None) -> dict[int, tuple[date, datetime]]:
     """Each cluster's partial month (``logs_partial_month`` of that cluster), for the clusters whose logs end
     inside a month; ``cluster_ids``: those clusters only. One query for every cluster."""

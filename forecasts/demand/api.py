@@ -180,6 +180,16 @@ class ForecastViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             raise serializers.ValidationError({"series": str(exc)}) from exc
         return Response(FitOut(fit).data, status=status.HTTP_201_CREATED)
 
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """The page's fits with each one's logs caveat from one query of every cluster's logs' end (it was two
+        queries a fit)."""
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        fits = list(queryset if page is None else page)
+        ForecastFit.prime_logs_caveats(fits)
+        data = FitOut(fits, many=True).data
+        return Response(data) if page is None else self.get_paginated_response(data)
+
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         fit = self.get_object()
         body = FitOut(fit).data
