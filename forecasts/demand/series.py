@@ -43,6 +43,10 @@ UNITS = {
     "active_users": "active users/month",
 }
 NO_STORAGE = "no storage scans loaded: load one with python manage.py ingest_storage_scan"
+STORAGE_NOT_PER_CLUSTER = (
+    "storage_pb is not forecast per cluster: storage scans belong to file systems, which are not linked to clusters, "
+    "so cluster {cluster!r} has no storage series of its own; leave the cluster out (all clusters) to forecast every "
+    "file system together")
 DEFAULT_HORIZON = HORIZON_MONTHS_DEFAULT  # the series picker's and the API's default too
 DEFAULT_ORIGINS = MAX_ORIGINS  # the engine's backtest origins, one constant (docs/forecasting.md)
 SEASON_LENGTH = {"M": 12, "Q": 4, "S": 2, "A": 1, "W": 1}
@@ -65,6 +69,8 @@ class SeriesSpec:
 
     @property
     def label(self) -> str:
+        if self.metric == "storage_pb":
+            return "all file systems / storage_pb"  # scans belong to file systems, not clusters
         who = (
             self.department.code if self.department
             else f"all but {self.exclude_department.code}" if self.exclude_department
@@ -96,6 +102,8 @@ def spec_from_names(*, metric: str, cluster: str | None = None, department: str 
     if metric not in METRICS:
         raise SeriesError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
     spec = SeriesSpec(metric)
+    if cluster and metric == "storage_pb":
+        raise SeriesError(STORAGE_NOT_PER_CLUSTER.format(cluster=cluster))
     if cluster:
         spec.cluster = Cluster.objects.filter(name=cluster).first()
         if spec.cluster is None:
@@ -434,7 +442,9 @@ def refit_fit(fit: ForecastFit, *, family: str | None = None, user: Any = None) 
             fit.external_series, horizon=opts.get("horizon", 10), family=family, log=opts.get("log"),
             backtest_origins=opts.get("backtest_origins", DEFAULT_ORIGINS), seed=opts.get("seed", 0), user=user,
         )
-    spec = SeriesSpec(fit.metric, fit.cluster, fit.department, fit.exclude_department)
+    # a storage fit stored with a cluster (before such fits were refused) held every file system: refit it as such
+    cluster = None if fit.metric == "storage_pb" else fit.cluster
+    spec = SeriesSpec(fit.metric, cluster, fit.department, fit.exclude_department)
     through = opts.get("through_requested")
     return forecast_fit_create(
         spec, horizon_months=opts.get("horizon", DEFAULT_HORIZON),

@@ -100,7 +100,7 @@ def test_forecast_of_a_department_and_a_family_override(departments: dict[str, A
 def test_forecast_of_storage_without_scans_fails_with_what_to_load(departments: dict[str, Any]) -> None:
     usage_history(departments, months=24)
     with pytest.raises(CommandError, match="no storage scans loaded"):
-        call_command("forecast", "--cluster", "minerva", "--metric", "storage_pb", "--horizon-months", "12",
+        call_command("forecast", "--metric", "storage_pb", "--horizon-months", "12",
                      stdout=StringIO(), stderr=StringIO())
 
 
