@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from planner.designs.scenario import ScenarioError, load_scenario
-from planner.designs.scenario_lines import with_lines
+from planner.web.yaml_lines import with_lines
 
 MINERVA = Path(__file__).resolve().parent.parent / "fixtures" / "scenarios" / "minerva_narrow_flash.yaml"
 

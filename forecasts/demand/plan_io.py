@@ -19,6 +19,7 @@ from forecasts.demand.sequencing import (
     MonthFigures,
     NodeType,
     PlanDiffRow,
+    PlanValueError,
     SequencingPlan,
     Stage,
     YearFigures,
@@ -29,10 +30,17 @@ from forecasts.demand.sequencing import (
     weekly_output,
     yearly_figures,
 )
+from planner.web.textfiles import yaml_load
 
 
-def _date(v: Any) -> date:
-    return v if isinstance(v, date) else date.fromisoformat(str(v))
+def _date(v: Any, where: str = "date", path: str = "") -> date:
+    """A date field (a YAML date or ISO text); PlanValueError naming the field when it is no date."""
+    if isinstance(v, date):
+        return v
+    try:
+        return date.fromisoformat(str(v))
+    except ValueError:
+        raise PlanValueError(f"{where}: expected a date such as 2015-01-01, got {str(v)[:40]!r}", path) from None
 
 
 # The keys each level of a plan accepts; an unknown key is named, not silently ignored (a typo
@@ -49,30 +57,55 @@ KEYS = {
 }
 
 
-def _check_keys(what: str, where: str, d: Any) -> None:
+def _check_keys(what: str, where: str, d: Any, path: str = "") -> None:
     if not isinstance(d, dict):
-        raise ValueError(f"{where}: expected a mapping of {', '.join(sorted(KEYS[what]))}")
+        raise PlanValueError(f"{where}: expected a mapping of {', '.join(sorted(KEYS[what]))}", path)
     unknown = sorted(set(map(str, d)) - KEYS[what])
     if unknown:
-        raise ValueError(f"{where}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} "
-                         f"(a {what} takes {', '.join(sorted(KEYS[what]))})")
+        raise PlanValueError(f"{where}: unknown key{'s' if len(unknown) > 1 else ''} "
+                             f"{', '.join(map(repr, unknown))} (a{'n' if what[0] in 'aeiou' else ''} {what} takes "
+                             f"{', '.join(sorted(KEYS[what]))})",
+                             f"{path}.{unknown[0]}" if path else unknown[0])
+
+
+def _mapping(d: dict[str, Any], key: str, words: str) -> dict[Any, Any]:
+    """The plan's ``key`` section as a mapping (absent: empty); a list or a number there is named, not a
+    Python error."""
+    v = d.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise PlanValueError(f"{key}: expected a mapping of {words} by name, got a {type(v).__name__}", key)
+    return v
+
+
+def _list(d: Any, key: str, where: str, path: str) -> list[Any]:
+    """``d[key]`` as a list (absent: empty); anything else is named with its field."""
+    v = d.get(key) if isinstance(d, dict) else None
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise PlanValueError(f"{where}: {key} must be a list, got a {type(v).__name__}",
+                             f"{path}.{key}" if path else key)
+    return v
 
 
 def _check_all_keys(d: dict[str, Any]) -> None:
     _check_keys("plan", "plan", d)
-    for n, v in (d.get("node_types") or {}).items():
-        _check_keys("node type", f"node type {n}", v)
-    for k, i in enumerate(d.get("instruments") or [], start=1):
-        where = f"instrument {k} ({i.get('model', '?') if isinstance(i, dict) else '?'})"
-        _check_keys("instrument", where, i)
-        for c in i.get("counts") or []:
-            _check_keys("count", f"{where}, counts", c)
-        for r in i.get("run_mix") or []:
-            _check_keys("run mix", f"{where}, run_mix", r)
-    for n, a in (d.get("assays") or {}).items():
-        _check_keys("assay", f"assay {n}", a)
-        for s in a.get("stages") or []:
-            _check_keys("stage", f"assay {n}, stages", s)
+    for n, v in _mapping(d, "node_types", "node types").items():
+        _check_keys("node type", f"node type {n}", v, f"node_types.{n}")
+    for k, i in enumerate(_list(d, "instruments", "plan", "")):
+        where = f"instrument {k + 1} ({i.get('model', '?') if isinstance(i, dict) else '?'})"
+        at = f"instruments[{k}]"
+        _check_keys("instrument", where, i, at)
+        for j, c in enumerate(_list(i, "counts", where, at)):
+            _check_keys("count", f"{where}, counts", c, f"{at}.counts[{j}]")
+        for j, r in enumerate(_list(i, "run_mix", where, at)):
+            _check_keys("run mix", f"{where}, run_mix", r, f"{at}.run_mix[{j}]")
+    for n, a in _mapping(d, "assays", "assays").items():
+        _check_keys("assay", f"assay {n}", a, f"assays.{n}")
+        for j, s in enumerate(_list(a, "stages", f"assay {n}", f"assays.{n}")):
+            _check_keys("stage", f"assay {n}, stages", s, f"assays.{n}.stages[{j}]")
 
 
 def _department(v: Any) -> str | None:
@@ -81,12 +114,12 @@ def _department(v: Any) -> str | None:
     if v is None:
         return None
     if not isinstance(v, str):  # YAML reads 042 as a number: a code is text, quoted if it looks like one
-        raise ValueError(f"department must be a department code such as ggs (quoted if it looks like a number), "
-                         f"not {str(v)[:40]!r}")
+        raise PlanValueError(f"department must be a department code such as ggs (quoted if it looks like a "
+                             f"number), not {str(v)[:40]!r}", "department")
     return v.strip() or None
 
 
-class PlanFieldError(ValueError):
+class PlanFieldError(PlanValueError):
     """A number out of its field's range: one line naming the row (instrument, assay, stage) and the field in
     the words the editor labels it with, never the document's key."""
 
@@ -113,67 +146,81 @@ def _bound(v: float) -> str:
     return f"{v:,g}" if abs(v) < 1e6 else f"{v:,.0f}"
 
 
-def check_range(key: str, value: float, where: str) -> None:
-    """PlanFieldError unless ``value`` lies in the range of the field ``key`` (NaN and infinities never do)."""
+def check_range(key: str, value: float, where: str, path: str = "") -> None:
+    """PlanFieldError unless ``value`` lies in the range of the field ``key`` (NaN and infinities never do);
+    ``path``: the field in the plan document, for its line."""
     words, lo, hi, open_lo, hint = RANGES[key]
     inside = (lo < value if open_lo else lo <= value) and value <= hi
     if not inside:
         span = (f"more than {_bound(lo)} and at most {_bound(hi)}" if open_lo
                 else f"between {_bound(lo)} and {_bound(hi)}")
-        raise PlanFieldError(f"{where}: {words}: {span}{hint}, got {value:g}")
+        raise PlanFieldError(f"{where}: {words}: {span}{hint}, got {value:g}", path)
 
 
 def check_ranges(plan: SequencingPlan) -> None:
     """Every number of ``plan`` inside its field's range (RANGES); the first one outside is named."""
     for n, t in plan.node_types.items():
-        check_range("clock_ghz", t.clock_ghz, f"node type {node_type_label(n)}")
-        check_range("arch_factor", t.arch_factor, f"node type {node_type_label(n)}")
-    for ins in plan.instruments:
-        check_range("runs_per_week", ins.runs_per_week, ins.model)
-        for c in ins.counts:
-            check_range("count", c.count, f"{ins.model}, from {c.date.isoformat()}")
-        for share in ins.run_mix:
+        check_range("clock_ghz", t.clock_ghz, f"node type {node_type_label(n)}", f"node_types.{n}.clock_ghz")
+        check_range("arch_factor", t.arch_factor, f"node type {node_type_label(n)}", f"node_types.{n}.arch_factor")
+    for k, ins in enumerate(plan.instruments):
+        at = f"instruments[{k}]"
+        check_range("runs_per_week", ins.runs_per_week, ins.model, f"{at}.runs_per_week")
+        for j, c in enumerate(ins.counts):
+            check_range("count", c.count, f"{ins.model}, from {c.date.isoformat()}", f"{at}.counts[{j}].count")
+        for j, share in enumerate(ins.run_mix):
             check_range("samples_per_run", share.samples_per_run,
-                        f"{ins.model}, {assay_label(plan, share.assay) if share.assay in plan.assays else share.assay}")
+                        f"{ins.model}, {assay_label(plan, share.assay) if share.assay in plan.assays else share.assay}",
+                        f"{at}.run_mix[{j}].samples_per_run")
     for n, a in plan.assays.items():
-        where = f"assay {assay_label(plan, n)}"
-        check_range("core_hours_per_sample", a.core_hours_per_sample, where)
-        check_range("reanalysis_rate", a.reanalysis_rate, where)
+        where, at = f"assay {assay_label(plan, n)}", f"assays.{n}"
+        check_range("core_hours_per_sample", a.core_hours_per_sample, where, f"{at}.core_hours_per_sample")
+        check_range("reanalysis_rate", a.reanalysis_rate, where, f"{at}.reanalysis_rate")
         if a.coverage is not None:
-            check_range("coverage", a.coverage, where)
-        for s in a.stages:
-            check_range("gb_per_sample", s.gb_per_sample, f"{where}, stage {s.name}")
-            check_range("files_per_sample", s.files_per_sample, f"{where}, stage {s.name}")
+            check_range("coverage", a.coverage, where, f"{at}.coverage")
+        for j, s in enumerate(a.stages):
+            st = f"{at}.stages[{j}]"
+            check_range("gb_per_sample", s.gb_per_sample, f"{where}, stage {s.name}", f"{st}.gb_per_sample")
+            check_range("files_per_sample", s.files_per_sample, f"{where}, stage {s.name}", f"{st}.files_per_sample")
             if s.retention_months is not None:
-                check_range("retention_months", s.retention_months, f"{where}, stage {s.name}")
+                check_range("retention_months", s.retention_months, f"{where}, stage {s.name}",
+                            f"{st}.retention_months")
 
 
-def _num(row: Any, key: str, where: str, default: float | None = None) -> float:
-    """``row[key]`` as a number; ValueError naming the row and the field when it is missing (and has no default)
-    or is not a number (a range such as "8-12", a mapping), never Python's own words."""
+def _num(row: Any, key: str, where: str, default: float | None = None, path: str = "") -> float:
+    """``row[key]`` as a number; PlanValueError naming the row and the field when it is missing (and has no
+    default) or is not a number (a range such as "8-12", a mapping), never Python's own words. ``path``: the
+    row's place in the document (the error is about ``path.key``; a missing field about the row)."""
     if key not in row or row[key] is None:
         if default is None:
-            raise ValueError(f"{where}: missing field {key!r}")
+            raise PlanValueError(f"{where}: missing field {key!r}", path)
         return default
     v = row[key]
+    at = f"{path}.{key}" if path else key
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-        raise ValueError(f"{where}: {key} must be a single number, not {str(v)[:40]!r}")
+        raise PlanValueError(f"{where}: {key} must be a single number, not {str(v)[:40]!r}", at)
     try:
         return float(v)
     except ValueError:
-        raise ValueError(f"{where}: {key} must be a single number, not {str(v)[:40]!r}") from None
+        raise PlanValueError(f"{where}: {key} must be a single number, not {str(v)[:40]!r}", at) from None
 
 
-def _check_dates_ascend(counts: list[CountPoint], where: str) -> None:
+def _text(row: dict[str, Any], key: str, where: str, path: str) -> str:
+    """A required text field (a name, a model); missing is named with its row."""
+    if row.get(key) is None:
+        raise PlanValueError(f"{where}: missing field {key!r}", path)
+    return str(row[key])
+
+
+def _check_dates_ascend(counts: list[CountPoint], where: str, path: str = "") -> None:
     """Count dates in ascending order, each once: a date out of order is most often a typed year (2062 for
-    2026), and two counts on one date leave the instruments on it undecided."""
-    for a, b in zip(counts, counts[1:], strict=False):
+    2026), and two counts on one date leave the instruments on it undecided. ``path``: the counts list."""
+    for j, (a, b) in enumerate(zip(counts, counts[1:], strict=False), start=1):
         if b.date == a.date:
-            raise ValueError(f"{where}: {a.date.isoformat()} is given twice ({a.count:g} and {b.count:g} "
-                             "instruments); give each date once")
+            raise PlanValueError(f"{where}: {a.date.isoformat()} is given twice ({a.count:g} and {b.count:g} "
+                                 "instruments); give each date once", f"{path}[{j}].date")
         if b.date < a.date:
-            raise ValueError(f"{where}: {b.date.isoformat()} comes after {a.date.isoformat()}; "
-                             "give the dates in order")
+            raise PlanValueError(f"{where}: {b.date.isoformat()} comes after {a.date.isoformat()}; "
+                                 "give the dates in order", f"{path}[{j}].date")
 
 
 def plan_from_dict(d: dict[str, Any], *, ranges: bool = True) -> SequencingPlan:
@@ -182,48 +229,35 @@ def plan_from_dict(d: dict[str, Any], *, ranges: bool = True) -> SequencingPlan:
     ``ranges``: check every number against its field's range (RANGES), as everything coming in is; a version
     stored before the ranges were checked is read with ``ranges=False`` so its page still opens."""
     _check_all_keys(d)
+    for key in ("node_types", "assays", "instruments", "reference_node", "start", "end", "name"):
+        if d.get(key) is None:
+            raise PlanValueError(f"missing field {key!r}")
     node_types = {
-        n: NodeType(n, float(v["clock_ghz"]), float(v.get("arch_factor", 1.0)), str(v.get("description", "")))
+        n: NodeType(n, _num(v, "clock_ghz", f"node type {n}", path=f"node_types.{n}"),
+                    _num(v, "arch_factor", f"node type {n}", 1.0, f"node_types.{n}"), str(v.get("description", "")))
         for n, v in d["node_types"].items()
     }
-    assays = {
-        n: Assay(
-            name=n,
-            kind=str(v.get("kind", "custom")),
-            core_hours_per_sample=float(v["core_hours_per_sample"]),
-            node_type=str(v.get("node_type", d["reference_node"])),
-            stages=[
-                Stage(
-                    str(s["name"]),
-                    float(s["gb_per_sample"]),
-                    None if s.get("retention_months") is None else int(s["retention_months"]),
-                    float(s.get("files_per_sample", 0.0)),
-                )
-                for s in v.get("stages", [])
-            ],
-            coverage=None if v.get("coverage") is None else float(v["coverage"]),
-            reanalysis_rate=float(v.get("reanalysis_rate", 0.0)),
-            description=str(v.get("description", "")),
-        )
-        for n, v in d["assays"].items()
-    }
+    assays = {n: _assay(n, v, str(d["reference_node"])) for n, v in d["assays"].items()}
     instruments = []
-    for k, i in enumerate(d["instruments"], start=1):
-        where = f"instrument {k} ({i.get('model', '?')})"
+    for k, i in enumerate(d["instruments"]):
+        where, at = f"instrument {k + 1} ({i.get('model', '?')})", f"instruments[{k}]"
         instruments.append(Instrument(
-            model=str(i["model"]),
-            runs_per_week=_num(i, "runs_per_week", where),
-            counts=[CountPoint(_date(c["date"]), _num(c, "count", f"{where}, counts")) for c in i["counts"]],
-            run_mix=[AssayShare(str(r["assay"]), _num(r, "samples_per_run", f"{where}, run_mix"))
-                     for r in i["run_mix"]],
+            model=_text(i, "model", where, at),
+            runs_per_week=_num(i, "runs_per_week", where, path=at),
+            counts=[CountPoint(_date(c.get("date"), f"{where}, counts", f"{at}.counts[{j}].date"),
+                               _num(c, "count", f"{where}, counts", path=f"{at}.counts[{j}]"))
+                    for j, c in enumerate(_list(i, "counts", where, at))],
+            run_mix=[AssayShare(_text(r, "assay", f"{where}, run_mix", f"{at}.run_mix[{j}]"),
+                                _num(r, "samples_per_run", f"{where}, run_mix", path=f"{at}.run_mix[{j}]"))
+                     for j, r in enumerate(_list(i, "run_mix", where, at))],
         ))
     if ranges:
-        for k, ins in enumerate(instruments, start=1):
-            _check_dates_ascend(ins.counts, f"instrument {k} ({ins.model}), counts")
+        for k, ins in enumerate(instruments):
+            _check_dates_ascend(ins.counts, f"instrument {k + 1} ({ins.model}), counts", f"instruments[{k}].counts")
     plan = SequencingPlan(
         name=str(d["name"]),
-        start=_date(d["start"]),
-        end=_date(d["end"]),
+        start=_date(d["start"], "start", "start"),
+        end=_date(d["end"], "end", "end"),
         reference_node=str(d["reference_node"]),
         node_types=node_types,
         instruments=instruments,
@@ -236,6 +270,31 @@ def plan_from_dict(d: dict[str, Any], *, ranges: bool = True) -> SequencingPlan:
         check_ranges(plan)
     plan.validate()
     return plan
+
+
+def _assay(n: str, v: dict[str, Any], reference_node: str) -> Assay:
+    where, at = f"assay {n}", f"assays.{n}"
+    stages = []
+    for j, s in enumerate(_list(v, "stages", where, at)):
+        st = f"{at}.stages[{j}]"
+        name = _text(s, "name", f"{where}, stages", st)
+        here = f"{where}, stage {name}"
+        months = None if s.get("retention_months") is None else _num(s, "retention_months", here, path=st)
+        if months is not None and not months.is_integer():
+            raise PlanValueError(f"{here}: retention_months must be a whole number of months, got {months:g}",
+                                 f"{st}.retention_months")
+        stages.append(Stage(name, _num(s, "gb_per_sample", here, path=st), None if months is None else int(months),
+                            _num(s, "files_per_sample", here, 0.0, st)))
+    return Assay(
+        name=n,
+        kind=str(v.get("kind", "custom")),
+        core_hours_per_sample=_num(v, "core_hours_per_sample", where, path=at),
+        node_type=str(v.get("node_type", reference_node)),
+        stages=stages,
+        coverage=None if v.get("coverage") is None else _num(v, "coverage", where, path=at),
+        reanalysis_rate=_num(v, "reanalysis_rate", where, 0.0, at),
+        description=str(v.get("description", "")),
+    )
 
 
 def plan_to_dict(plan: SequencingPlan) -> dict[str, Any]:
@@ -286,7 +345,7 @@ def plan_to_dict(plan: SequencingPlan) -> dict[str, Any]:
 
 
 def plan_from_yaml(text: str) -> SequencingPlan:
-    return plan_from_dict(yaml.safe_load(text))
+    return plan_from_dict(yaml_load(text))
 
 
 def plan_to_yaml(plan: SequencingPlan) -> str:

@@ -26,21 +26,36 @@ from forecasts.demand.sequencing import (
     yearly_figures,
 )
 from forecasts.units import TB_PER_PB, convert_core_hours
-from planner.web.textfiles import nul_problem, yaml_error, yaml_load
+from planner.web.textfiles import nul_at, nul_problem, yaml_error, yaml_load
+from planner.web.yaml_lines import field_lines, path_line
 
 
 class PlanError(ValueError):
-    """A plan that cannot be read or saved; the message names the file or field."""
+    """A plan that cannot be read or saved; the message names the file or field. ``path``: the document field
+    it is about ("" when none), which a reader of the plan's text turns into a line."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
 
 
 def plan_parse(text: str, *, name: str = "the plan") -> SequencingPlan:
+    """A plan from its YAML text; a refusal names the file, the line of the field it is about (of the nearest
+    enclosing one for a missing field) and the reason: ``plan.yaml line 14: instrument 1 (...): ...``."""
     try:
         data = yaml_load(text)
     except yaml.YAMLError as exc:
         raise PlanError(yaml_error(name, exc)) from None
     if not isinstance(data, dict):
-        raise PlanError(f"{name}: expected a mapping with name, start, end, instruments, assays")
-    return plan_from_document(data, name=name)
+        raise PlanError(f"{name} line 1: expected a mapping with name, start, end, instruments, assays")
+    try:
+        return plan_from_document(data, name=name)
+    except PlanError as exc:
+        line = path_line(exc.path, field_lines(text)) if exc.path else None
+        said = str(exc)
+        if line is None or not said.startswith(f"{name}: "):
+            raise
+        raise PlanError(f"{name} line {line}: {said[len(name) + 2:]}", exc.path) from None
 
 
 def plan_from_document(data: dict[str, Any], *, name: str | None = "the plan") -> SequencingPlan:
@@ -54,7 +69,7 @@ def plan_from_document(data: dict[str, Any], *, name: str | None = "the plan") -
     where = "" if name is None else f"{name}: "
     nul = nul_problem(data)  # YAML's "\0" escape (or JSON's "\u0000"): no database text can hold it
     if nul:
-        raise PlanError(f"{where}{nul}")
+        raise PlanError(f"{where}{nul}", nul_at(data) or "")
     if "department" not in data and isinstance(data.get("name"), str):
         current = latest_version(data["name"])
         if current is not None and current.department_id is not None:
@@ -64,8 +79,12 @@ def plan_from_document(data: dict[str, Any], *, name: str | None = "the plan") -
     except KeyError as exc:
         raise PlanError(f"{where}missing field {exc.args[0]!r}") from exc
     except (TypeError, ValueError) as exc:
-        raise PlanError(f"{where}{exc}") from exc
-    plan_department(plan.department, name=name or "the plan")
+        raise PlanError(f"{where}{exc}", getattr(exc, "path", "")) from exc
+    try:
+        plan_department(plan.department, name=name or "the plan")
+    except PlanError as exc:
+        exc.path = "department"
+        raise
     return plan
 
 

@@ -165,6 +165,16 @@ class Assay:
     description: str = ""
 
 
+class PlanValueError(ValueError):
+    """A value of a plan refused. ``path`` is the field of the plan document it is about
+    (``instruments[0].runs_per_week``; "" for the plan as a whole), so a reader of a YAML file can name its
+    line (planner.web.yaml_lines)."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+
+
 @dataclass
 class SequencingPlan:
     name: str
@@ -184,40 +194,49 @@ class SequencingPlan:
         return self.node_types[self.reference_node].clock_ghz
 
     def validate(self) -> None:
-        """Raise ValueError with a readable message when the plan is inconsistent."""
+        """Raise PlanValueError (a ValueError naming the document field it is about) when the plan is
+        inconsistent."""
         if self.interpolation not in INTERPOLATIONS:
-            raise ValueError(f"interpolation must be one of {INTERPOLATIONS}")
+            raise PlanValueError(f"interpolation must be one of {INTERPOLATIONS}", "interpolation")
         if self.end < self.start:
-            raise ValueError("plan end is before its start")
+            raise PlanValueError("plan end is before its start", "end")
         if self.reference_node not in self.node_types:
-            raise ValueError(f"reference node {self.reference_node!r} is not among node_types")
+            raise PlanValueError(f"reference node {self.reference_node!r} is not among node_types", "reference_node")
         if self.department is not None and (not isinstance(self.department, str) or not self.department.strip()):
-            raise ValueError(f"department must be a department code such as ggs, not {self.department!r}")
+            raise PlanValueError(f"department must be a department code such as ggs, not {self.department!r}",
+                                 "department")
         for a in self.assays.values():
+            at = f"assays.{a.name}"
             if a.kind not in ASSAY_KINDS:
-                raise ValueError(f"assay {a.name}: kind must be one of {ASSAY_KINDS}")
+                raise PlanValueError(f"assay {a.name}: kind must be one of {ASSAY_KINDS}", f"{at}.kind")
             if a.node_type not in self.node_types:
-                raise ValueError(f"assay {a.name}: unknown node type {a.node_type!r}")
+                raise PlanValueError(f"assay {a.name}: unknown node type {a.node_type!r}", f"{at}.node_type")
             if a.core_hours_per_sample < 0 or a.reanalysis_rate < 0:
-                raise ValueError(f"assay {a.name}: negative core-hours or re-analysis rate")
-            for s in a.stages:
+                raise PlanValueError(f"assay {a.name}: negative core-hours or re-analysis rate", at)
+            for j, s in enumerate(a.stages):
                 if not s.gb_per_sample >= 0 or not s.files_per_sample >= 0 or (s.retention_months or 0) < 0:
-                    raise ValueError(f"assay {a.name}, stage {s.name}: sizes, files and retention must be >= 0")
+                    raise PlanValueError(f"assay {a.name}, stage {s.name}: sizes, files and retention must be >= 0",
+                                         f"{at}.stages[{j}]")
         for n in self.node_types.values():
             if not n.clock_ghz > 0 or not n.arch_factor > 0:
-                raise ValueError(f"node type {n.name}: clock_ghz and arch_factor must be > 0")
-        for ins in self.instruments:
+                raise PlanValueError(f"node type {n.name}: clock_ghz and arch_factor must be > 0",
+                                     f"node_types.{n.name}")
+        for k, ins in enumerate(self.instruments):
+            at = f"instruments[{k}]"
             if not math.isfinite(ins.runs_per_week) or ins.runs_per_week < 0:
-                raise ValueError(f"instrument {ins.model}: runs_per_week must be a number >= 0, "
-                                 f"not {ins.runs_per_week}")
-            for c in ins.counts:  # a negative count would make negative core-hours
+                raise PlanValueError(f"instrument {ins.model}: runs_per_week must be a number >= 0, "
+                                     f"not {ins.runs_per_week}", f"{at}.runs_per_week")
+            for j, c in enumerate(ins.counts):  # a negative count would make negative core-hours
                 if not math.isfinite(c.count) or c.count < 0:
-                    raise ValueError(f"instrument {ins.model}: count on {c.date} must be a number >= 0, not {c.count}")
-            for share in ins.run_mix:
+                    raise PlanValueError(f"instrument {ins.model}: count on {c.date} must be a number >= 0, "
+                                         f"not {c.count}", f"{at}.counts[{j}].count")
+            for j, share in enumerate(ins.run_mix):
                 if share.assay not in self.assays:
-                    raise ValueError(f"instrument {ins.model}: unknown assay {share.assay!r}")
+                    raise PlanValueError(f"instrument {ins.model}: unknown assay {share.assay!r}",
+                                         f"{at}.run_mix[{j}].assay")
                 if not math.isfinite(share.samples_per_run) or share.samples_per_run < 0:
-                    raise ValueError(f"instrument {ins.model}: samples_per_run of {share.assay} must be >= 0")
+                    raise PlanValueError(f"instrument {ins.model}: samples_per_run of {share.assay} must be >= 0",
+                                         f"{at}.run_mix[{j}].samples_per_run")
 
 
 @dataclass

@@ -27,7 +27,7 @@ from planner.designs.capacity import (
     evaluate_design,
 )
 from planner.designs.prices import PriceResolver, PriceSource, parse_price_trends, parse_prices
-from planner.designs.scenario_lines import with_lines
+from planner.web.yaml_lines import with_lines
 from planner.designs.uncertainty import Uncertainty, parse_uncertainty
 from planner.hardware.catalog import Catalog, CatalogError, load_catalog
 from planner.hardware.design_model import DEFAULT_RHO_MAX, PipelineModel

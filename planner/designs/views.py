@@ -31,7 +31,7 @@ from planner.designs.labels import (
 )
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.scenario import ScenarioError
-from planner.designs.scenario_lines import with_lines
+from planner.web.yaml_lines import with_lines
 from planner.designs.services import (
     design_create,
     design_evaluate,

@@ -96,8 +96,10 @@ def test_the_upload_refuses_an_unknown_department_on_the_page_and_the_plan_page_
         client: Any, planner_user: Any, departments: dict[str, Any]) -> None:
     login(client, planner_user)
     bad = yaml.safe_dump(_doc(department="nope")).encode()
+    line = bad.decode().splitlines().index("department: nope") + 1
     resp = client.post("/forecasts/plans/", {"file": SimpleUploadedFile("p.yaml", bad)})
-    assert resp.status_code == 200 and "p.yaml: unknown department &#x27;nope&#x27;" in resp.content.decode()
+    assert resp.status_code == 200
+    assert f"p.yaml line {line}: unknown department &#x27;nope&#x27;" in resp.content.decode()
     good = yaml.safe_dump(_doc(department="ggs")).encode()
     resp = client.post("/forecasts/plans/", {"file": SimpleUploadedFile("p.yaml", good)})
     row = SequencerPlan.objects.get()
@@ -169,7 +171,8 @@ def test_the_import_command_takes_the_department_and_names_an_unknown_one(
     assert "stored as version 1, department ggs's sequencing" in capsys.readouterr().err
     assert SequencerPlan.objects.get().department == departments["genomics"]
     path.write_text(yaml.safe_dump(_doc(department="xyz")))
-    with pytest.raises(CommandError, match="^plan.yaml: unknown department 'xyz': the department codes are ggs, scb$"):
+    with pytest.raises(CommandError, match=r"^plan.yaml line \d+: unknown department 'xyz': the department codes are "
+                                           "ggs, scb$"):
         call_command("import_sequencer_plan", str(path), stdout=StringIO(), stderr=StringIO())
 
 

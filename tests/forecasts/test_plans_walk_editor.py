@@ -118,10 +118,12 @@ def _doc(**assay_change: Any) -> dict[str, Any]:
 def test_the_same_ranges_hold_for_an_uploaded_plan_and_the_api(
         client: Client, planner_user: Any, plan: SequencerPlan) -> None:
     login(client, planner_user)
-    upload = SimpleUploadedFile("plan.yaml", yaml.safe_dump(_doc(reanalysis_rate=25)).encode())
+    text = yaml.safe_dump(_doc(reanalysis_rate=25), sort_keys=False)
+    line = text.splitlines().index("    reanalysis_rate: 25") + 1  # the file's line names the field
+    upload = SimpleUploadedFile("plan.yaml", text.encode())
     page = client.post("/forecasts/plans/", {"file": upload}).content.decode()
-    assert ("plan.yaml: assay whole genome 30x: re-analysed share per year: between 0 and 1 (0.25 for 25 %), "
-            "got 25") in html.unescape(page)
+    assert (f"plan.yaml line {line}: assay whole genome 30x: re-analysed share per year: between 0 and 1 "
+            "(0.25 for 25 %), got 25") in html.unescape(page)
     resp = client.post("/api/v1/sequencer-plans/", {"document": _doc(core_hours_per_sample=1e30)},
                        content_type="application/json")
     assert resp.status_code == 400 and "core-hours per sample: between 0 and 1,000,000, got 1e+30" in str(resp.json())

@@ -67,7 +67,7 @@ def test_a_nul_escape_in_a_yaml_plan_rate_file_or_role_mapping_is_refused_by_fie
     from forecasts.demand.plans import PlanError, plan_parse
     from planner.access.rules import RuleError, parse
 
-    with pytest.raises(PlanError, match=r"^plan.yaml: name: contains a NUL byte"):
+    with pytest.raises(PlanError, match=r"^plan.yaml line 1: name: contains a NUL byte"):
         plan_parse('name: "a\\0b"\nstart: 2014-01-01\n', name="plan.yaml")
     with pytest.raises(RuleError, match=r"^m.yaml: mappings\[0\].group: contains a NUL byte"):
         parse('mappings:\n  - {group: "a\\0b", role: admin}\n', "m.yaml")

@@ -1,4 +1,4 @@
-"""Which line of a scenario's text a field error is about (pure core).
+"""Which line of a YAML (or JSON) text a field error is about (pure core; scenarios, sequencer plans).
 
 Validation names a field by its path (``demand[0].storage_tb``); a planner fixing a 200-line file wants the
 line too. :func:`field_lines` maps every path of the text's YAML (or JSON) to the line of its key or item, and
@@ -40,7 +40,12 @@ def field_lines(text: str) -> dict[str, int]:
 
 def error_line(error: str, lines: dict[str, int]) -> int | None:
     """The line of the field an error names (``path: message``), or of the nearest enclosing field."""
-    path = error.split(": ", 1)[0].strip() if ": " in error else ""
+    return path_line(error.split(": ", 1)[0].strip() if ": " in error else "", lines)
+
+
+def path_line(path: str, lines: dict[str, int]) -> int | None:
+    """The line of the field ``path`` (``instruments[0].counts[2].date``), or of the nearest enclosing field
+    (a missing field is reported where its item starts); None when no part of it is in the text."""
     while path:
         if path in lines:
             return lines[path]
