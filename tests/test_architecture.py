@@ -41,6 +41,7 @@ PURE_CORE = [
     "forecasts/demand/engine",
     "forecasts/demand/sequencing.py",
     "forecasts/demand/horizon.py",
+    "forecasts/demand/storage_series.py",
     "forecasts/demand/fit_inputs.py",
     "forecasts/chargeback/rates.py",
     "forecasts/chargeback/months.py",

@@ -226,6 +226,18 @@ class ForecastFit(models.Model):
                 f"period a year before). The series moves more than it can be predicted this far ahead: plan on "
                 f"the 80% band, not the median.")
 
+    @property
+    def storage_caveat(self) -> str | None:
+        """A storage series whose file systems were first scanned in different months starts when every one had
+        been (forecasts.demand.storage_series): the months before are left out, and this says so."""
+        left = (self.result or {}).get("storage_left_out")
+        if not left:
+            return None
+        later = ", ".join(f"{f['name']} first scanned {f['first_scan_month'][:7]}" for f in left["filesystems"])
+        return (f"Storage history starts {left['start'][:7]}, when every file system had been scanned ({later}); "
+                f"the months from {left['from'][:7]} are left out: there the sum lacked those file systems, and "
+                f"each one's first scan would have entered as a jump from 0 that is not growth.")
+
     @cached_property  # two queries; the pages read it twice (whether, then what); a list primes it (below)
     def logs_caveat(self) -> str | None:
         """One cluster's series whose logs end months before the latest logs loaded (other clusters'): its history
@@ -302,6 +314,7 @@ class ForecastFit(models.Model):
             "interval_caveat": self.interval_caveat,
             "accuracy_caveat": self.accuracy_caveat,
             "logs_caveat": self.logs_caveat,
+            "storage_caveat": self.storage_caveat,
             "created_at": self.created_at.isoformat() if self.created_at else None,
             "seconds": round(self.seconds, 3),
         }

@@ -32,7 +32,8 @@ from forecasts.demand.engine.legacy import growth_rate_result, legacy_result
 from forecasts.demand.growth import ALL_FAMILIES, add_months, fit_series
 from forecasts.demand.horizon import HORIZON_MONTHS_DEFAULT
 from forecasts.demand.models import ExternalSeries, ForecastFit
-from forecasts.units import BYTES_PER_TB, PERIOD_UNITS, TB_PER_PB, YEAR_AGGREGATE
+from forecasts.demand.storage_series import storage_points
+from forecasts.units import PERIOD_UNITS, YEAR_AGGREGATE
 from forecasts.usage.cache import rollup_cached
 
 METRICS = ("core_hours", "storage_pb", "jobs", "active_users")
@@ -90,6 +91,7 @@ class MonthlySeries:
     first_part_month: date | None = None  # a first month the logs begin inside: left out of values
     first_part_value: float | None = None
     logs_start: Any = None
+    storage_left_out: dict[str, Any] | None = None  # storage months before every file system was scanned
 
     @property
     def through(self) -> date:
@@ -150,9 +152,9 @@ def storage_snapshot_model() -> Any:
         return None
 
 
-def _storage_points(spec: SeriesSpec) -> dict[date, float]:
-    """PB held per month: for each file system its last completed scan of the month, carried
-    forward through months without a scan, summed over file systems."""
+def _storage_points(spec: SeriesSpec) -> tuple[dict[date, float], dict[str, Any] | None]:
+    """PB held per month over every file system, from the month each has been scanned (``storage_points``), and
+    the months left out before it."""
     model = storage_snapshot_model()
     if model is None:
         raise SeriesError(NO_STORAGE)
@@ -162,30 +164,19 @@ def _storage_points(spec: SeriesSpec) -> dict[date, float]:
     snaps = model.objects.all()
     if "status" in {f.name for f in model._meta.get_fields()}:
         snaps = snaps.filter(status="completed")
-    per_fs: dict[Any, dict[date, float]] = {}
-    for fs, taken_on, total in snaps.order_by("taken_on", "pk").values_list("filesystem_id", "taken_on",
-                                                                             "bytes_total"):
-        day = taken_on.date() if hasattr(taken_on, "date") else taken_on
-        per_fs.setdefault(fs, {})[day.replace(day=1)] = float(total)  # the month's last scan wins
-    if not per_fs:
+    rows = snaps.order_by("taken_on", "pk").values_list("filesystem__name", "taken_on", "bytes_total")
+    points, left_out = storage_points((fs, day.date() if hasattr(day, "date") else day, total)
+                                      for fs, day, total in rows)
+    if not points:
         raise SeriesError(NO_STORAGE)
-    first = min(min(m) for m in per_fs.values())
-    last = max(max(m) for m in per_fs.values())
-    points: dict[date, float] = {}
-    held = dict.fromkeys(per_fs, 0.0)
-    for i in range(_months_between(first, last)):
-        month = add_months(first, i)
-        for fs, months in per_fs.items():
-            if month in months:
-                held[fs] = months[month]
-        points[month] = sum(held.values()) / BYTES_PER_TB / TB_PER_PB
-    return points
+    return points, left_out
 
 
 def monthly_series(spec: SeriesSpec, *, through: date | None = None) -> MonthlySeries:
     """The monthly series of ``spec``, optionally cut at ``through`` (a month, inclusive)."""
+    storage_left_out = None
     if spec.metric == "storage_pb":
-        points = _storage_points(spec)
+        points, storage_left_out = _storage_points(spec)
         fill = float("nan")
     else:
         rows = _usage_rows(spec)
@@ -211,6 +202,7 @@ def monthly_series(spec: SeriesSpec, *, through: date | None = None) -> MonthlyS
         raise SeriesError(f"no usage for {spec.label}: load accounting logs with "
                           "python manage.py ingest_accounting --format FORMAT --cluster NAME PATH")
     series.units = UNITS[spec.metric]
+    series.storage_left_out = storage_left_out
     if spec.metric != "storage_pb":
         _drop_partial_month(series, logs_partial_month(spec.cluster))
         _drop_first_part_month(series, logs_first_part_months([spec.cluster.pk] if spec.cluster else None))
@@ -384,6 +376,8 @@ def forecast_fit_create(
     if series.first_part_month is not None:
         result["first_part_period"] = {"month": series.first_part_month.isoformat(), "value": series.first_part_value,
                                        "logs_start": series.logs_start.isoformat() if series.logs_start else None}
+    if series.storage_left_out is not None:
+        result["storage_left_out"] = series.storage_left_out
     return _fit_record(
         result, start=series.start, values=series.values, frequency="M", units=series.units, options=options,
         seconds=seconds, metric=spec.metric, cluster=spec.cluster, department=spec.department,

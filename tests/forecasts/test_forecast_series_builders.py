@@ -80,8 +80,11 @@ def test_storage_pb_sums_file_systems_carrying_the_last_scan_forward(history: di
         StorageSnapshot.objects.create(filesystem=fs, taken_on=day, format="tsv", status="completed",
                                        bytes_total=tb * 10**12, scan_name=f"{fs.name}-{day}")
     s = monthly_series(spec_from_names(metric="storage_pb"))
-    assert s.start == date(2021, 1, 1) and s.units == "PB stored"
-    assert s.values == pytest.approx([0.120, 0.170, 0.170, 0.260])
+    # from February, when both file systems had been scanned: January's sum lacked gpfs-b
+    assert s.start == date(2021, 2, 1) and s.units == "PB stored"
+    assert s.values == pytest.approx([0.170, 0.170, 0.260])
+    assert s.storage_left_out == {"from": "2021-01-01", "start": "2021-02-01",
+                                  "filesystems": [{"name": "gpfs-b", "first_scan_month": "2021-02-01"}]}
 
 
 @pytest.mark.parametrize(("metric", "units", "yearly"), [

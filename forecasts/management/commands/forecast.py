@@ -77,7 +77,7 @@ class Command(BaseCommand):
             if partial:
                 self.stdout.write(f"  {partial['month'][:7]} left out: the logs end {partial['logs_end'][:10]} "
                                   "inside it")
-            for caveat in (fit.logs_caveat, fit.accuracy_caveat, fit.interval_caveat):
+            for caveat in (fit.logs_caveat, fit.storage_caveat, fit.accuracy_caveat, fit.interval_caveat):
                 if caveat:
                     self.stdout.write(f"  note: {caveat}")
         self.stdout.write(json.dumps(summary))
