@@ -23,7 +23,7 @@ from forecasts.chargeback.models import (
     StorageRate,
 )
 from forecasts.chargeback.services import ChargebackError, months_with_usage, statements_compute
-from planner.web.textfiles import nul_problem, yaml_error
+from planner.web.textfiles import nul_problem, yaml_error, yaml_load
 
 DEMO_RATES = Path(settings.BASE_DIR) / "fixtures" / "demo_rates.yaml"
 
@@ -69,7 +69,7 @@ def rate_file_check(data: Any) -> None:
 def rate_plan_load_yaml(text: str, *, filename: str = "rates.yaml") -> RatePlan:
     """Create or update a rate plan (and its rows) from YAML; see fixtures/demo_rates.yaml."""
     try:
-        data = yaml.safe_load(text) or {}
+        data = yaml_load(text) or {}
     except yaml.YAMLError as exc:
         raise ChargebackError(yaml_error(filename, exc)) from None
     nul = nul_problem(data)  # YAML's "\0" escape: no database text can hold it

@@ -27,10 +27,11 @@ from planner.designs.capacity import (
     evaluate_design,
 )
 from planner.designs.prices import PriceResolver, PriceSource, parse_price_trends, parse_prices
-from planner.web.yaml_lines import with_lines
 from planner.designs.uncertainty import Uncertainty, parse_uncertainty
 from planner.hardware.catalog import Catalog, CatalogError, load_catalog
 from planner.hardware.design_model import DEFAULT_RHO_MAX, PipelineModel
+from planner.web.textfiles import yaml_load
+from planner.web.yaml_lines import with_lines
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CATALOG = REPO_ROOT / "fixtures" / "catalog.yaml"
@@ -186,7 +187,7 @@ def read_scenario_file(path: str | Path) -> dict[str, Any]:
     except OSError as exc:
         raise ScenarioError([f"{p}: cannot read ({exc.strerror})"]) from None
     try:
-        data = json.loads(text) if p.suffix.lower() == ".json" else yaml.safe_load(text)
+        data = json.loads(text) if p.suffix.lower() == ".json" else yaml_load(text)
     except json.JSONDecodeError as exc:
         raise ScenarioError([f"{p}:{exc.lineno}:{exc.colno}: JSON syntax error: {exc.msg}"]) from None
     except yaml.MarkedYAMLError as exc:

@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from planner.hardware import limits
+from planner.web.textfiles import yaml_load
 
 STORAGE_KINDS = ("disk", "flash", "hybrid", "archive")
 DEFAULT_FULLNESS_LIMIT = 0.80  # GPFS degrades above 80 % full (seed 000, section 7.2)
@@ -282,9 +283,16 @@ def catalog_from_dict(data: dict[str, Any], source_path: str = "") -> Catalog:
         if not 0 < st.fullness_limit <= 1:
             raise CatalogError(f"storage_systems[{i}].fullness_limit: must be in (0, 1]")
         cat.storage_systems[st.name] = st
+    seen: dict[tuple[str, str, str, int], int] = {}  # a benchmark's key -> its index
     for i, raw in enumerate(data.get("benchmarks") or []):
         bench = _build(Benchmark, raw, f"benchmarks[{i}]")
         _check_numbers(bench, f"benchmarks[{i}]", BENCHMARK_POSITIVE)
+        key = (bench.pipeline, bench.node_type, bench.storage_system, bench.samples)
+        if key in seen:  # the database keeps one row per key: the second silently replaced the first
+            raise CatalogError(f"benchmarks[{i}].pipeline: duplicate benchmark {bench.pipeline!r} on "
+                               f"{bench.node_type} with {bench.storage_system}, {bench.samples} sample"
+                               f"{'' if bench.samples == 1 else 's'} (also benchmarks[{seen[key]}])")
+        seen[key] = i
         if bench.node_type not in cat.node_types:
             raise CatalogError(f"benchmarks[{i}].node_type: unknown node type {bench.node_type!r}")
         if bench.storage_system not in cat.storage_systems:
@@ -301,7 +309,7 @@ def load_catalog(path: str | Path) -> Catalog:
     try:
         raw = p.read_bytes()
         text = raw.decode("utf-8-sig")
-        data = yaml.safe_load(text)
+        data = yaml_load(text)  # a key given twice is refused, not the last value kept
     except OSError as exc:
         raise CatalogError(f"{p}: cannot read ({exc.strerror})") from None
     except UnicodeDecodeError as exc:

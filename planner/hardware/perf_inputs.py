@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from planner.hardware.performance import MODES, Node, Pipeline, Stage, Storage
+from planner.web.textfiles import yaml_load
 
 DEFAULT_BENCHMARKS = Path(__file__).resolve().parents[2] / "fixtures" / "benchmarks" / "genomics.yaml"
 KINDS = ("per_genome", "job_hours", "batch")
@@ -97,7 +98,7 @@ def read_yaml(path: str | Path) -> Any:
     except OSError as exc:
         raise InputError(f"{p}: cannot read ({exc.strerror})") from None
     try:
-        return yaml.safe_load(text)
+        return yaml_load(text)  # a key given twice is refused, not the last value kept
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{p}:{mark.line + 1}:{mark.column + 1}" if mark else str(p)

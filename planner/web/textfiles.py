@@ -77,6 +77,19 @@ class YamlExpansionError(yaml.YAMLError):
         self.problem = problem
 
 
+class YamlDuplicateKeyError(yaml.MarkedYAMLError):
+    """A mapping that gives one key twice: PyYAML keeps the last value without a word (a node type's second
+    ``price_usd`` silently replaced the first), YAML itself forbids it. Marked at the second key."""
+
+    def __init__(self, key: Any, first_line: int, mark: Any) -> None:
+        problem = (f"duplicate key {str(key)[:60]!r} (also on line {first_line}): a second value would silently "
+                   "replace the first; give each key once")
+        super().__init__(problem=problem, problem_mark=mark)
+
+    def __str__(self) -> str:
+        return str(self.problem)
+
+
 def yaml_load(text: str) -> Any:
     """yaml.safe_load, refusing an alias bomb first.
 
@@ -84,7 +97,9 @@ def yaml_load(text: str) -> Any:
     is quick (the values are shared) but every walk of the result (the NUL check, the JSON copy) expands
     them, and a 400-byte scenario held a worker for minutes. The node graph is measured without expanding
     it; a document over MAX_YAML_VALUES, or one that contains itself, raises yaml.YAMLError (YamlExpansionError),
-    which the callers already turn into "name: not valid YAML: ...".
+    which the callers already turn into "name: not valid YAML: ...". A mapping that gives a key twice raises
+    YamlDuplicateKeyError (a yaml.MarkedYAMLError at the second key) instead of keeping the last value; a
+    merge (``<<: *base``) and the keys that override it are not duplicates.
     """
     loader = yaml.SafeLoader(text)
     try:
@@ -96,9 +111,41 @@ def yaml_load(text: str) -> Any:
             raise YamlExpansionError("an alias (*name) is used inside the value it names")
         if size > MAX_YAML_VALUES:
             raise YamlExpansionError(f"its aliases (*name) stand for more than {MAX_YAML_VALUES:,} values")
+        _refuse_duplicate_keys(loader, node)
         return loader.construct_document(node)
     finally:
         loader.dispose()
+
+
+MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _refuse_duplicate_keys(loader: yaml.SafeLoader, root: Any) -> None:
+    """YamlDuplicateKeyError at the first mapping key given twice in the node graph (scalar keys compared as
+    the values they load as, so ``1`` and ``"1"`` differ and ``1`` and ``0x1`` do not)."""
+    seen_nodes: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            keys: dict[Any, int] = {}
+            for key_node, value_node in node.value:
+                stack.extend((key_node, value_node))
+                if key_node.tag == MERGE_TAG or not isinstance(key_node, yaml.ScalarNode):
+                    continue
+                try:
+                    key = (loader.construct_object(key_node), )
+                    hash(key)
+                except (yaml.YAMLError, TypeError):
+                    continue  # construct_document names a key it cannot load
+                if key in keys:
+                    raise YamlDuplicateKeyError(key[0], keys[key], key_node.start_mark)
+                keys[key] = key_node.start_mark.line + 1
 
 
 def _expanded_size(root: Any) -> int | None:
