@@ -31,7 +31,6 @@ from planner.designs.labels import (
 )
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.scenario import ScenarioError
-from planner.web.yaml_lines import with_lines
 from planner.designs.services import (
     design_create,
     design_evaluate,
@@ -53,6 +52,7 @@ from planner.roles import planner_required
 from planner.web.areas import AREAS_BY_SLUG
 from planner.web.spreadsheet import safe_writer
 from planner.web.textfiles import UploadTextError, upload_text
+from planner.web.yaml_lines import with_lines
 
 EXAMPLE = Path(settings.BASE_DIR) / "fixtures" / "scenarios" / "minerva_narrow_flash.yaml"
 
@@ -179,7 +179,8 @@ def design_year_csv(request: HttpRequest, pk: int) -> HttpResponse:
     cols = ["year", "nodes", "cores", "memory_tb", "peak_tf", "normalised_core_hours_at_target", "demand_core_hours",
             "headroom_core_hours", "genomes_per_day_capacity", "genomes_per_day_demand", "plannable_tb",
             "demand_tb", "flash_tb", "flash_days_of_ingest", "metadata_files_capacity", "files", "capex_usd",
-            "power_usd", "support_usd", "opex_usd", "tco_usd", "cost_per_core_hour_usd", "cost_per_genome_usd"]
+            "power_usd", "support_usd", "opex_usd", "tco_usd", "annualised_cost_usd", "core_hours_at_target",
+            "cost_per_core_hour_usd", "cost_per_genome_usd"]
     names = [g["name"] for g in _checks_by_name(ev.result)] if ev else []
     w.writerow(cols + [f"{n}_{k}" for n in names for k in ("required", "available", "passed", "shortfall", "unit")])
     for y in (ev.result["years"] if ev else []):

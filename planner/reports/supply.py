@@ -140,13 +140,7 @@ def schedule_section(b: Builder, title: str) -> Section:
         rows.append(row)
     s.blocks.append(Table("schedule", "How capacity meets demand, year by year", [*columns, "checks"], rows, ref,
                           [False] + [True] * (len(columns) - 1) + [False]))
-    s.blocks.append(Table(
-        "costs", "Cost by year (capital in the year bought; operating = power + support)",
-        ["year", "cores", "capex", "power", "support", "opex", "capex + opex", "cost per core-hour"],
-        [[str(y["year"]), fmt_int(y["cores"]), fmt_usd(y["capex_usd"]), fmt_usd(y.get("power_usd")),
-          fmt_usd(y.get("support_usd")), fmt_usd(y["opex_usd"]), fmt_usd(y.get("tco_usd")),
-          f"${y['cost_per_core_hour_usd']:.4f}" if y.get("cost_per_core_hour_usd") is not None else "–"]
-         for y in years], ref, [False] + [True] * 7))
+    s.blocks.extend(cost_tables(years, only, ref, target))
     xs = [y["year"] for y in years]
     s.blocks.append(Figure(
         "capacity_compute", f"Compute capacity at the {target} utilisation target vs demand (reference-core "
@@ -160,3 +154,44 @@ def schedule_section(b: Builder, title: str) -> Section:
             [Series("plannable TB", [y["plannable_tb"] for y in years]),
              Series("demand TB", [y["demand_tb"] for y in years], style="dash")], "year", "TB", refs=ref))
     return s
+
+
+COST_RULE = ("Annualised cost = each active item's price / its service life (the capital spread over the years it "
+             "serves, existing equipment included) + operating; cost per core-hour = annualised cost / core-hours a "
+             "year at the utilisation target on all cores ({target} of the schedulable hours, before any conversion "
+             "to the reference core){genome}. Capex + opex (Table \"Cost by year\") is what is paid in the year; the "
+             "totals and the net present cost add it up.")
+
+
+def _usd_or_dash(v: float | None) -> str:
+    return fmt_usd(v) if v is not None and v != float("inf") else "–"
+
+
+def cost_tables(years: list[dict[str, Any]], only: bool, ref: list[str], target: str) -> list[Table]:
+    """Cost by year, and the unit costs with the annualised cost and the core-hours they divide, so a reader can
+    re-make them from the report: a year's capex + opex does not divide into them. Two tables, so that every
+    number fits its column on an A4 page."""
+    paid = Table(
+        "costs", "Cost by year (capital in the year bought; operating = power + support)",
+        ["year", "cores", "capex", "power", "support", "opex", "capex + opex"],
+        [[str(y["year"]), fmt_int(y["cores"]), fmt_usd(y["capex_usd"]), fmt_usd(y.get("power_usd")),
+          fmt_usd(y.get("support_usd")), fmt_usd(y["opex_usd"]), fmt_usd(y.get("tco_usd"))] for y in years],
+        ref, [False] + [True] * 6)
+    genomes = not only and any(y.get("genomes_per_day_capacity") for y in years)
+    columns = ["year", "annualised cost", "core-hours at target, all cores (M)", "cost per core-hour"]
+    if genomes:
+        columns += ["genomes/day capacity", "cost per genome"]
+    rows = []
+    for y in years:
+        cpch = y.get("cost_per_core_hour_usd")
+        row = [str(y["year"]), _usd_or_dash(y.get("annualised_cost_usd")),
+               fmt_num(y["core_hours_at_target"] / 1e6, 1) if y.get("core_hours_at_target") is not None else "–",
+               f"${cpch:.4f}" if cpch is not None and cpch != float("inf") else "–"]
+        if genomes:
+            row += [fmt_num(y.get("genomes_per_day_capacity"), 1), _usd_or_dash(y.get("cost_per_genome_usd"))]
+        rows.append(row)
+    note = COST_RULE.format(
+        target=target, genome="; cost per genome = annualised cost / (genomes a day x 365)" if genomes else "")
+    unit = Table("unit_costs", "Cost per core-hour" + (" and per genome" if genomes else "") + " by year", columns,
+                 rows, ref, [False] + [True] * (len(columns) - 1), note=note)
+    return [paid, unit]

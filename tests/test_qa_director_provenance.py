@@ -1,0 +1,110 @@
+"""A director traces the numbers of a grant report and a design page back to their inputs (QA, session 27).
+
+Cost per core-hour: the demo report on nexus's 90% plan printed "capex + opex $225,735" and "cost per core-hour
+$0.0072" side by side for 2020 with 30.0 M core-hours at target: 225,735 / 30.0 M is $0.0075, and nothing on the
+page, in the report or its CSV said that the figure divides the *annualised* cost (each active item's price /
+service life + opex: $216,533) by the core-hours at the target on all cores. The figure could not be re-made from
+what the director was shown. The report's cost table and the design page now give the annualised cost, the
+core-hours it divides, and the rule."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from tests.helpers import login
+from tests.planner.designs_data import load_catalog_and_designs
+
+SCENARIO = """name: 'Owned nodes and a purchase'
+horizon: {start_year: 2020, end_year: 2021}
+reference_core: {clock_ghz: 2.3, arch_factor: 1.0}
+existing:
+- {node_type: amd-interlagos, count: 24, purchase_year: 2014, lifetime_years: 7}
+purchases:
+- {year: 2020, node_type: xeon-e5-2697v4, count: 15}
+demand:
+- {year: 2020, core_hours: 1000000}
+- {year: 2021, core_hours: 1000000}
+constraints:
+  'off': [storage_tb, genomes_per_day, ingest_tb_per_day, files]
+"""
+
+
+def _money(text: str) -> float:
+    return float(text.replace("$", "").replace(",", ""))
+
+
+def _design() -> Any:
+    from planner.designs.services import design_create, design_evaluate
+
+    load_catalog_and_designs()
+    design = design_create(text=SCENARIO)
+    design_evaluate(design=design)
+    return design
+
+
+@pytest.mark.django_db
+def test_the_reports_cost_per_core_hour_can_be_remade_from_its_own_table() -> None:
+    from planner.reports.gather import gather_facts
+    from planner.reports.sections import build_document
+
+    design = _design()
+    doc = build_document(gather_facts(design=design))
+    costs = next(t for t in doc.tables() if t.key == "unit_costs")
+    paid = next(t for t in doc.tables() if t.key == "costs")
+    col = {name: i for i, name in enumerate(costs.columns)}
+    assert "annualised cost" in col and "core-hours at target, all cores (M)" in col
+    for row in costs.rows:
+        annualised = _money(row[col["annualised cost"]])
+        per_core_hour = _money(row[col["cost per core-hour"]])
+        core_hours = float(row[col["core-hours at target, all cores (M)"]]) * 1e6
+        # the printed figures re-make the printed cost per core-hour (to their rounding)
+        assert annualised / core_hours == pytest.approx(per_core_hour, abs=6e-5)
+    # and it is not a year's capex + opex over those core-hours (the figure a reader would otherwise try)
+    assert all(_money(p[6]) != pytest.approx(_money(u[1]), rel=0.01)
+               for p, u in zip(paid.rows, costs.rows, strict=True))
+    assert "price / its service life" in costs.note and "all cores" in costs.note
+    # 2020 by hand: 24 owned AMD nodes ($10,350, 7 years) + 15 new Xeons ($8,784, 5 years) + opex
+    opex = _money(paid.rows[0][paid.columns.index("opex")])
+    assert _money(costs.rows[0][col["annualised cost"]]) == pytest.approx(24 * 10350 / 7 + 15 * 8784 / 5 + opex, abs=1)
+
+
+@pytest.mark.django_db
+def test_the_design_page_and_csv_give_the_annualised_cost_the_figure_divides(planner_user: Any) -> None:
+    design = _design()
+    client = login(Client(), planner_user)
+    html = client.get(f"/designs/{design.pk}/").content.decode()
+    ev = design.evaluations.order_by("-pk").first().result["years"][0]
+    assert "annualised cost USD" in html
+    assert f"{ev['annualised_cost_usd']:,.0f}" in html
+    assert 'id="cost-rule"' in html and "price / service life" in html
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/designs/{design.pk}/years.csv").content.decode())))
+    first = rows[0]
+    assert float(first["annualised_cost_usd"]) / float(first["core_hours_at_target"]) == pytest.approx(
+        float(first["cost_per_core_hour_usd"]))
+
+
+@pytest.mark.django_db
+def test_the_reports_cost_per_genome_can_be_remade_from_its_own_table() -> None:
+    from planner.designs.services import design_evaluate
+    from planner.reports.gather import gather_facts
+    from planner.reports.sections import build_document
+
+    narrow = load_catalog_and_designs()["narrow"]  # the study's design: genomes on a share of the cores
+    design_evaluate(design=narrow)
+    unit = next(t for t in build_document(gather_facts(design=narrow)).tables() if t.key == "unit_costs")
+    col = {name: i for i, name in enumerate(unit.columns)}
+    assert "cost per genome" in col and "genomes a day x 365" in unit.note
+    remade = 0
+    for row in unit.rows:
+        if row[col["cost per genome"]] == "–":
+            continue
+        genomes_a_year = float(row[col["genomes/day capacity"]].replace(",", "")) * 365
+        assert _money(row[col["annualised cost"]]) / genomes_a_year == pytest.approx(
+            _money(row[col["cost per genome"]]), rel=0.01)
+        remade += 1
+    assert remade >= 4
