@@ -51,8 +51,10 @@ shape_src AS (
         CASE WHEN j.req_walltime_s > 0 THEN j.req_walltime_s END AS req_s,
         CASE WHEN j.start IS NOT NULL AND j.submit IS NOT NULL
              THEN GREATEST(date_part('epoch', j.start - j.submit), 0) END AS wait_s,
-        width_bucket((GREATEST(j.cores, 1) - 1)::float8, {sql_array(CORE_EDGES)}) AS size_b,
-        (j.nodes <= 1)::int AS single,
+        -- a job whose log gives no core count (SWF's -1, stored as 0 cores) is of unknown width: not a 1-core job
+        CASE WHEN j.cores > 0 THEN width_bucket((j.cores - 1)::float8, {sql_array(CORE_EDGES)}) ELSE {UNKNOWN} END
+            AS size_b,
+        (j.nodes <= 1 AND j.cores > 0)::int AS single,
         width_bucket(j.wall_s, {_T}) AS rt_b,
         width_bucket(j.core_hours, {sql_array(CORE_HOUR_EDGES)}) AS ch_b,
         CASE WHEN j.req_walltime_s > 0 THEN width_bucket(j.req_walltime_s::float8, {_T}) ELSE {UNKNOWN} END

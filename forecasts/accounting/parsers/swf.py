@@ -19,7 +19,9 @@ What a planner needs, field by field:
 * wait -1 (NASA: "submit times are actually start times") -> start = submit, so
   core-hours survive; eligible is None (SWF has no eligible time).
 * run -1 -> ``Skipped("run time unknown")``: a job that held nothing measurable.
-* cores = allocated processors (field 5), else requested (field 8), else 0.
+* cores = allocated processors (field 5), else requested (field 8), else 0:
+  a job of unknown width, stored (it ran) with 0 core-hours; the workload
+  report counts it apart (``shape.unknown_width``), not as a 1-core job.
 * nodes: SWF counts processors, not nodes; when the header says MaxNodes ==
   MaxProcs (one processor per node, as on both archive traces) nodes = cores,
   otherwise 0 (unknown).

@@ -53,6 +53,11 @@ class Command(BaseCommand):
             self.stderr.write(f"jobs {t['jobs']:,}  core-hours {t['core_hours'] or 0:,.1f}  "
                               f"users {t['users']}  projects {t['projects']}  departments {t['departments']}")
             for key, v in report["shape"].items():
+                if key == "unknown_width":
+                    if v["jobs"]:
+                        self.stderr.write(f"  unknown width (no core count in the log): {v['jobs']:,} jobs, "
+                                          "left out of job size; 0 core-hours")
+                    continue
                 self.stderr.write(f"  {key}: {100 * (v['jobs_share'] or 0):.1f}% of jobs, "
                                   f"{100 * (v['core_hours_share'] or 0):.1f}% of core-hours")
         self.stdout.write(json.dumps(report, default=str))
