@@ -17,7 +17,7 @@ import pytest
 from django.test import Client
 
 from tests.helpers import login
-from tests.planner.designs_data import load_catalog_and_designs
+from tests.planner.designs_data import ROOT, load_catalog_and_designs
 
 SCENARIO = """name: 'Owned nodes and a purchase'
 horizon: {start_year: 2020, end_year: 2021}
@@ -108,3 +108,28 @@ def test_the_reports_cost_per_genome_can_be_remade_from_its_own_table() -> None:
             _money(row[col["cost per genome"]]), rel=0.01)
         remade += 1
     assert remade >= 4
+
+
+@pytest.mark.django_db
+def test_the_report_says_what_each_unit_price_is_and_where_it_comes_from() -> None:
+    """The study's report costed 3 IBM GSS units at $450,000 and 5 DDN units at $350,000 that the catalog marks
+    'estimate: no public list price found; replace with a quote', and said nothing of it (only node types'
+    assumptions were listed). Every item owned or bought now has its price, date and source in one table."""
+    import yaml
+
+    from planner.reports.gather import gather_facts
+    from planner.reports.sections import build_document
+
+    narrow = load_catalog_and_designs()["narrow"]
+    table = next(t for t in build_document(gather_facts(design=narrow)).tables() if t.key == "prices")
+    by_item = {r[0].removesuffix(" (owned)"): r for r in table.rows}
+    catalog = yaml.safe_load((ROOT / "fixtures" / "catalog.yaml").read_text())
+    rows = {r["name"]: r for r in [*catalog["node_types"], *catalog["storage_systems"]]}
+    # every node type and storage system the scenario owns or buys (flash bought by the TB included)
+    assert set(by_item) == {"amd-interlagos", "ivy-bridge", "haswell", "ddn-sfa10k", "ibm-gss26", "ddn-sfa12k",
+                            "flash-gss"}
+    for name, row in by_item.items():
+        assert _money(row[2]) == rows[name]["price_usd"]
+        assert row[4] == rows[name]["price_source"] and row[3] == str(rows[name]["price_date"])
+    assert by_item["ibm-gss26"][4].startswith("estimate") and "replace it" in table.note
+    assert by_item["amd-interlagos"][0].endswith("(owned)")

@@ -35,7 +35,7 @@ from planner.reports import workload_adapter
 from planner.reports.chance import chance_facts
 from planner.reports.document import fmt_bytes, fmt_iec
 from planner.reports.inputs import design_links
-from planner.reports.supply import compute_only
+from planner.reports.supply import compute_only, price_rows
 
 
 class ReportInputError(ValueError):
@@ -359,6 +359,7 @@ def _design(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation) ->
                                                           "base_clock_ghz", "memory_gb")}, "count": c}
                        for n, c in counts.items() if n in nodes_by_name],
         "purchases": _purchase_rows(sc), "assumptions": [a for a in assumptions if a],
+        "prices": price_rows(sc, ev.catalog_snapshot), "priced_by_year": bool(sc.get("prices") or ev.price_sources),
         "hardware": _hardware(sc),
         "pipeline": sc.get("pipeline") or DEFAULT_PIPELINE,
     }

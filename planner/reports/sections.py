@@ -33,6 +33,7 @@ from planner.reports.supply import (
     capacity_basis,
     compute_only,
     configuration_section,
+    price_table,
     schedule_section,
 )
 
@@ -329,6 +330,9 @@ def _assumptions(b: Builder) -> Section:
     items = list(d.get("assumptions") or [])
     s.blocks.append(b.para("assumptions", " ".join(items) if items else "No design assumptions are recorded.",
                            b.known([f"design-{d.get('id')}"])))
+    if d.get("prices"):
+        s.blocks.append(price_table(d["prices"], b.known([f"eval-{d.get('evaluation_id')}"]),
+                                    bool(d.get("priced_by_year"))))
     rules = d.get("derivations") or {}
     if rules:
         s.blocks.append(Table("derivations", "How each per-genome figure of the design was obtained",

@@ -195,3 +195,45 @@ def cost_tables(years: list[dict[str, Any]], only: bool, ref: list[str], target:
     unit = Table("unit_costs", "Cost per core-hour" + (" and per genome" if genomes else "") + " by year", columns,
                  rows, ref, [False] + [True] * (len(columns) - 1), note=note)
     return [paid, unit]
+
+
+def price_rows(scenario: dict[str, Any], snapshot: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The unit price of every node type and storage system a design owns or buys, with where the catalog says it
+    comes from (``price_source``, ``price_date``) and what the catalog row assumes: the inputs of every capex,
+    support and annualised figure of the report. From the catalog rows stored with the evaluation."""
+    snapshot = snapshot or {}
+    nodes = {n["name"]: n for n in snapshot.get("node_types") or []}
+    stores = {s["name"]: s for s in snapshot.get("storage_systems") or []}
+    items = [*(scenario.get("existing") or []), *(scenario.get("purchases") or [])]
+    flash = (scenario.get("constraints") or {}).get("flash_system") or "flash-gss"
+    wanted = [("node", i["node_type"]) for i in items if i.get("node_type")]
+    wanted += [("storage", i["storage_system"]) for i in items if i.get("storage_system")]
+    wanted += [("storage", flash) for i in scenario.get("purchases") or [] if i.get("flash_tb")]
+    rows, seen = [], set()
+    for kind, name in wanted:
+        row = (nodes if kind == "node" else stores).get(name)
+        if row is None or (kind, name) in seen:
+            continue
+        seen.add((kind, name))
+        unit = "node" if kind == "node" else f"unit of {fmt_num(row.get('usable_tb'), 0)} TB usable"
+        rows.append({"item": name, "unit": unit, "price_usd": row.get("price_usd"),
+                     "price_date": row.get("price_date") or "", "price_source": row.get("price_source") or "",
+                     "assumptions": row.get("assumptions") or "",
+                     "owned": any(i.get("node_type", i.get("storage_system")) == name
+                                  for i in scenario.get("existing") or [])})
+    return rows
+
+
+PRICE_NOTE = ("Capex is count x unit price in the year bought; support is a share of that price each year; the "
+              "annualised cost spreads it over the service life. A source marked estimate or assumption is the "
+              "catalog's own figure, not a quote: replace it (Hardware -> Catalog) before the numbers are staked on.")
+
+
+def price_table(rows: list[dict[str, Any]], ref: list[str], priced_by_year: bool) -> Table:
+    note = PRICE_NOTE + (" This design prices purchases per year (a price index on these catalog prices: the design "
+                         "page's Prices section); owned equipment keeps the catalog price." if priced_by_year else "")
+    return Table("prices", "Unit prices of the equipment and where they come from",
+                 ["item", "per", "price", "price date", "source of the price", "catalog assumptions"],
+                 [[r["item"] + (" (owned)" if r.get("owned") else ""), r["unit"], _usd_or_dash(r["price_usd"]),
+                   r["price_date"] or "–", r["price_source"] or "not given in the catalog", r["assumptions"] or "–"]
+                  for r in rows], ref, [False, False, True, True, False, False], note=note)
