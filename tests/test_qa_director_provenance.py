@@ -159,3 +159,27 @@ def test_the_dashboard_does_not_say_a_month_is_left_out_of_the_chart_that_draws_
     assert any(str(x).startswith("2025-03") for x in drawn)  # the partial month is in the chart
     assert "left out here" not in html
     assert "March 2025 is left out of the figures above and drawn apart in the chart" in html
+
+
+@pytest.mark.django_db
+def test_the_comparison_says_the_cost_to_meet_demand_tops_up_to_the_median_not_a_service_level(
+        planner_user: Any) -> None:
+    """Comparing the demo's design from nexus's forecast with its 90% plan, "Cost to meet demand (design + cheapest
+    top-up)" read $1,399,740 against $1,790,890: the top-up meets the forecast's median figures while the 90% plan
+    holds demand on 90% of the paths, and nothing said so; a director read the plan as $391,000 too dear."""
+    from planner.designs.services import design_create, design_evaluate
+
+    _design()
+    judged = design_create(text=SCENARIO.replace("'Owned nodes and a purchase'", "'The same on demand paths'")
+                           + "uncertainty: {paths: 200, seed: 0, sigma_per_year: {core_hours: 0.1}}\n")
+    design_evaluate(design=judged)
+    from planner.designs.models import Design
+
+    plain = Design.objects.get(name="Owned nodes and a purchase")
+    client = login(Client(), planner_user)
+    html = client.get(f"/designs/compare/?ids={plain.pk}&ids={judged.pk}").content.decode()
+    assert 'id="topup-basis"' in html and "not to a share of its demand paths" in html
+    # designs judged on their figures only: nothing to say
+    wide = load_catalog_and_designs()["wide"]
+    html = client.get(f"/designs/compare/?ids={plain.pk}&ids={wide.pk}").content.decode()
+    assert 'id="topup-basis"' not in html

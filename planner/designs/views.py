@@ -478,7 +478,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         "items": items, "chosen": chosen, "all_designs": all_designs, "table": table, "per_year": per_year,
         "any_forecast_prices": any(it["prices"] for it in items),
         "why": why_sentence(items), "genomes": genomes, "storage": storage, "chance": chance_compare(items),
-        "cores_differ": len(set(cores)) > 1,
+        "cores_differ": len(set(cores)) > 1, "any_paths": any(it["design"].scenario.get("uncertainty") for it in items),
         "fig_capacity": charts.capacity_vs_demand(series, _band(chosen[0].scenario)),
         "fig_cost": charts.cost_by_kind(series),
         "fig_genomes": charts.genomes_per_day(series) if genomes else None,
