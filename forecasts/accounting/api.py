@@ -81,7 +81,7 @@ class IngestionOut(serializers.ModelSerializer):
         model = IngestRun
         fields = ["id", "status", "cluster", "format", "timezone", "source", "created_by", "created_at",
                   "started_at", "finished_at", "seconds", "files", "records_read", "jobs_ingested",
-                  "duplicates", "skipped", "rejected", "skipped_reasons", "core_hours", "first_start",
+                  "duplicates", "skipped", "rejected", "skipped_reasons", "names_cut", "core_hours", "first_start",
                   "last_end", "error", "progress", "url", "page_url"]
 
     def get_progress(self, run: IngestRun) -> dict[str, Any] | None:

@@ -211,7 +211,7 @@ _COUNTERS_SQL = """
 UPDATE forecasts_ingestrun SET
     records_read = records_read + %(read)s, jobs_ingested = jobs_ingested + %(stored)s,
     duplicates = duplicates + %(dups)s, skipped = skipped + %(skipped)s, rejected = rejected + %(rejected)s,
-    core_hours = core_hours + %(core_hours)s,
+    names_cut = names_cut + %(names_cut)s, core_hours = core_hours + %(core_hours)s,
     first_start = LEAST(first_start, %(first_start)s), last_end = GREATEST(last_end, %(last_end)s),
     skipped_reasons = COALESCE((
         SELECT jsonb_object_agg(k, COALESCE((skipped_reasons ->> k)::bigint, 0)
@@ -306,7 +306,8 @@ def _load_batch(run_id: int, cluster_id: int, batch: Batch, unassigned_id: int,
                 cp.write(batch.rejections)
         cursor.execute(_COUNTERS_SQL, {
             "run": run_id, "read": batch.read, "stored": stored, "dups": batch.jobs - stored,
-            "skipped": batch.skipped, "rejected": batch.rejected, "core_hours": core_hours,
+            "skipped": batch.skipped, "rejected": batch.rejected, "names_cut": batch.names_cut,
+            "core_hours": core_hours,
             "first_start": first_start, "last_end": last_end, "reasons": json.dumps(batch.skipped_reasons),
             "position": str(batch.position), "start": batch.start_record, "end": batch.end_record,
         })

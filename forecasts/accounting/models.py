@@ -178,6 +178,9 @@ class IngestRun(models.Model):
     skipped = models.BigIntegerField(default=0)
     rejected = models.BigIntegerField(default=0)
     skipped_reasons = models.JSONField(default=dict, blank=True)
+    names_cut = models.BigIntegerField(
+        default=0, help_text="records whose job name was cut to 1,024 characters (the jobs are stored; "
+                             "forecasts.accounting.parsers.records.NAME_MAX_CHARS)")
     core_hours = models.FloatField(default=0, help_text="allocated cores x wall hours of the jobs this run stored")
     first_start = models.DateTimeField(null=True, blank=True)
     last_end = models.DateTimeField(null=True, blank=True)
@@ -214,6 +217,7 @@ class IngestRun(models.Model):
             "skipped": self.skipped,
             "rejected": self.rejected,
             "skipped_reasons": self.skipped_reasons,
+            "names_cut": self.names_cut,
             "core_hours": round(self.core_hours, 4),
             "first_start": self.first_start.isoformat() if self.first_start else None,
             "last_end": self.last_end.isoformat() if self.last_end else None,

@@ -39,7 +39,14 @@ from forecasts.accounting.parsers.compression import (
 )
 from forecasts.accounting.parsers.copyrows import copy_line, rejection_line
 from forecasts.accounting.parsers.formats import get_parser
-from forecasts.accounting.parsers.records import JobRecord, Rejected, Skipped
+from forecasts.accounting.parsers.records import (
+    NAME_MAX_CHARS,
+    JobRecord,
+    Rejected,
+    Skipped,
+    capped_name,
+    field_too_long,
+)
 
 
 @dataclass
@@ -55,6 +62,7 @@ class Batch:
     skipped: int = 0
     rejected: int = 0
     skipped_reasons: dict[str, int] = field(default_factory=dict)
+    names_cut: int = 0  # jobs stored with their name cut to NAME_MAX_CHARS
     bytes_read: int = 0  # compressed bytes of the run's files read so far, for progress
 
 
@@ -144,7 +152,15 @@ def batches(fmt: str, cluster: str, tz_name: str, run_id: int, files: Iterable[F
                 b = current.batch
                 b.read += 1
                 if type(item) is JobRecord:
-                    lines.append(copy_line(item))
+                    if len(item.name) > NAME_MAX_CHARS:
+                        item.name = capped_name(item.name)
+                        b.names_cut += 1
+                    if (too_long := field_too_long(item)) is None:
+                        lines.append(copy_line(item))
+                    else:  # the record as the staging row would have held it: its values, not lost
+                        b.rejected += 1
+                        rejections.append(rejection_line(run_id, f.file_id, item.line, too_long,
+                                                         copy_line(item).rstrip("\n")))
                 elif type(item) is Skipped:
                     b.skipped += 1
                     b.skipped_reasons[item.reason] = b.skipped_reasons.get(item.reason, 0) + 1

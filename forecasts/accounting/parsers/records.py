@@ -78,6 +78,37 @@ class Rejected:
     raw: str = ""
 
 
+# Text fields the database keeps in columns of a fixed width (forecasts.accounting.models: Job, Identity). A
+# longer value is no name a scheduler gives (a damaged record): it is rejected with its line, where it would
+# otherwise fail the whole batch ("value too long for type character varying(120)").
+FIELD_MAX_CHARS: dict[str, int] = {"job_id": 64, "user": 120, "group": 120, "account": 120, "queue": 120,
+                                   "qos": 120, "state": 32}
+# A job's name is kept to this many characters (LSF allows 4,094, Slurm more): a name of megabytes (a script
+# pasted into --job-name) made a row of megabytes. A longer one is cut and marked, the job stored, the run counts it.
+NAME_MAX_CHARS = 1024
+
+
+def field_too_long(job: JobRecord) -> str | None:
+    """Why ``job`` cannot be stored (a text field wider than its column), or None."""
+    for name, most in FIELD_MAX_CHARS.items():
+        value = getattr(job, name)
+        if len(value) > most:
+            return f"{name} is {len(value):,} characters long (at most {most}): {value[:40]!r}..."
+    return None
+
+
+def capped_name(name: str) -> str:
+    """``name`` if it is at most NAME_MAX_CHARS long, else its start and how much was cut, in NAME_MAX_CHARS."""
+    if len(name) <= NAME_MAX_CHARS:
+        return name
+    kept = NAME_MAX_CHARS - 40
+    while True:  # the marker's length depends on the count it gives: settle both
+        tail = f"… [{len(name) - kept:,} more characters not kept]"
+        if kept + len(tail) == NAME_MAX_CHARS:
+            return name[:kept] + tail
+        kept = NAME_MAX_CHARS - len(tail)
+
+
 ParsedItem = JobRecord | Skipped | Rejected
 ParseStream = Iterator[ParsedItem]
 
