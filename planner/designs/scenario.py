@@ -179,6 +179,19 @@ class _V:
         return raw
 
 
+def _yaml_off(con: Any) -> Any:
+    """``constraints.off`` as a YAML file writes it: YAML 1.1 (PyYAML) reads the bare key ``off:`` as the
+    boolean false, and the web's JSON copy of the mapping as the string "false", so the documented key was
+    refused as ``constraints.False: unknown field`` (even the error's own hint, ``constraints.off: [files]``,
+    failed). Either spelling of that key is taken as ``off``."""
+    if not isinstance(con, dict) or "off" in con:
+        return con
+    for key in (False, "false"):
+        if key in con:
+            return {("off" if type(k) is type(key) and k == key else k): val for k, val in con.items()}
+    return con
+
+
 def read_scenario_file(path: str | Path) -> dict[str, Any]:
     """YAML (or JSON by suffix); a syntax error is one line: ``file:line:column: ...``."""
     p = Path(path)
@@ -300,7 +313,7 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
                           most=_units(node, st, "purchase"))
         purchases.append(Purchase(year, node, st, count, flash))
 
-    con = v.mapping(data.get("constraints"), "constraints", _CONSTRAINT_KEYS)
+    con = v.mapping(_yaml_off(data.get("constraints")), "constraints", _CONSTRAINT_KEYS)
     off: set[str] = set()
     for j, name in enumerate(v.items(con.get("off"), "constraints.off")):
         if name not in REQUIRED_DEMAND and name != "bandwidth_gbps":
@@ -331,7 +344,16 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
             budgets[int(key)] = b
     flash_system = con.get("flash_system", "flash-gss")
     if flash_system not in cat.storage_systems:
-        v.err("constraints.flash_system", f"unknown storage system {flash_system!r}")
+        # the default names the study's flash: a site catalog without it needs flash_system only to buy flash_tb
+        if "flash_system" in con:
+            v.err("constraints.flash_system", f"unknown storage system {flash_system!r}")
+        for i, p in enumerate(purchases):
+            if p.flash_tb > 0:
+                v.err(f"purchases[{i}].flash_tb", f"the catalog has no {flash_system!r}: name the flash system "
+                      "its TB are bought in (constraints.flash_system)")
+    elif cat.storage(flash_system).kind != "flash":
+        v.err("constraints.flash_system", f"{flash_system!r} is a {cat.storage(flash_system).kind} system, "
+              "not flash")
     cost_raw = v.mapping(data.get("costs"), "costs", _COST_KEYS)
     d = CostParams()
     costs = CostParams(

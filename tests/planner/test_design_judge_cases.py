@@ -1,0 +1,103 @@
+"""Design-engine cases judged from outside (session 27): small scenarios on a site catalog
+(tests/planner/judge_cases/), each plan and NPV found independently by an exhaustive enumeration of the
+candidate bills (feasibility and cost recomputed from the catalog and the model's per-genome rates, a dynamic
+programme over the years' cumulative inventories), and compared here with what a planner gets from the
+command, the API and the design page."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+from tests.helpers import login
+
+CASES = Path(__file__).resolve().parent / "judge_cases"
+
+
+def _optimise(name: str) -> dict[str, Any]:
+    out = io.StringIO()
+    call_command("optimize_design", str(CASES / name), "--json", stdout=out, stderr=io.StringIO())
+    return json.loads(out.getvalue().strip().splitlines()[-1])
+
+
+def _plan(result: dict[str, Any]) -> set[tuple[int, str, int]]:
+    return {(p["year"], p["node_type"] or p["storage_system"], p["count"]) for p in result["purchases"]}
+
+
+# (scenario, the cheapest plan by enumeration, its net present cost in USD)
+ENUMERATED = [
+    # core-hours only: one wide node and tiny nodes to top up, each year (the 4-core nodes are cheapest per
+    # core-hour after the wide one, and cover the remainder without a second wide node)
+    ("c1_tiny_site.yaml", {(2020, "wide-64", 1), (2020, "tiny-4", 2), (2021, "wide-64", 1), (2021, "tiny-4", 1)},
+     43267.30),
+    # storage only, disk falling to half its price by 2023: the fast NAS once for the ingest's GB/s, then the
+    # slow one just in time each year
+    ("c2_storage_growth.yaml", {(2020, "nas-disk", 1), (2021, "slow-nas", 1), (2022, "slow-nas", 1),
+                                (2023, "slow-nas", 1)}, 249607.24),
+    # a 36 h turnaround: the 4-core node (16-thread aligner on 4 cores: 54 h) serves no genome
+    ("c3_turnaround_narrow.yaml", {(2020, "wide-64", 5), (2020, "flash-small", 1), (2020, "nas-disk", 1),
+                                   (2021, "wide-64", 2), (2021, "narrow-8", 2)}, 241934.90),
+    # 40 GB a genome: the cheaper 64 GB node runs one genome at a time, the 128 GB node three
+    ("c5_memory_binds.yaml", {(2020, "fat-36-128g", 4)}, 49348.16),
+]
+
+
+@pytest.mark.parametrize(("name", "plan", "npv"), ENUMERATED)
+def test_the_optimiser_finds_the_enumerated_cheapest_plan(name: str, plan: set[tuple[int, str, int]],
+                                                          npv: float) -> None:
+    result = _optimise(name)
+    assert result["status"] == "optimal"
+    assert _plan(result) == plan
+    assert result["npv_usd"] == pytest.approx(npv, abs=0.01)
+    assert result["evaluation"]["feasible"] is True
+    assert result["evaluation"]["npv_usd"] == pytest.approx(npv, abs=0.01)
+
+
+def test_constraints_off_written_as_yaml_reads_as_the_key_off(tmp_path: Path) -> None:
+    """YAML 1.1 reads a bare ``off:`` key as the boolean false: the documented key (and the hint of the
+    'required (or turn the check off: constraints.off: [files])' error) was refused as 'constraints.False:
+    unknown field' with every demand field it turns off reported missing."""
+    text = (CASES / "c1_tiny_site.yaml").read_text()
+    assert "off: [genomes_per_day, ingest_tb_per_day, files]" in text  # bare, as a planner writes it
+    out = io.StringIO()
+    call_command("evaluate_design", str(CASES / "c1_tiny_site.yaml"), "--json", stdout=out, stderr=io.StringIO())
+    result = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert result["feasible"] is False  # no nodes bought: only the core-hours check fails
+    assert {f["constraint"] for f in result["failures"]} == {"core_hours"}
+
+
+@pytest.mark.django_db
+def test_constraints_off_through_the_api(client: Any, planner_user: Any) -> None:
+    call_command("import_catalog", str(CASES / "site_catalog.yaml"), stdout=io.StringIO())
+    text = (CASES / "c1_tiny_site.yaml").read_text()
+    login(client, planner_user)
+    response = client.post("/api/v1/designs/", {"name": "tiny", "scenario_yaml": text},
+                           content_type="application/json")
+    assert response.status_code == 201, response.content.decode()
+    evaluation = client.post(f"/api/v1/designs/{response.json()['id']}/evaluate/").json()
+    checks = {c["name"] for y in evaluation["result"]["years"] for c in y["checks"]}
+    assert checks == {"core_hours", "storage_tb"}
+
+
+def test_a_site_catalog_without_the_study_flash_needs_no_flash_system(tmp_path: Path) -> None:
+    """The default flash_system names the study's flash-gss: a catalog without it was refused with
+    'constraints.flash_system: unknown storage system' though the scenario bought no flash TB."""
+    out = io.StringIO()
+    call_command("evaluate_design", str(CASES / "c5_memory_binds.yaml"), "--json", stdout=out, stderr=io.StringIO())
+    assert "feasible" in json.loads(out.getvalue().strip().splitlines()[-1])
+    bad = tmp_path / "flash_line.yaml"
+    bad.write_text((CASES / "c5_memory_binds.yaml").read_text()
+                   .replace("catalog: site_catalog.yaml", f"catalog: {CASES / 'site_catalog.yaml'}")
+                   .replace("purchases: []", "purchases: [{year: 2020, flash_tb: 5}]"))
+    with pytest.raises(Exception, match=r"purchases\[0\]\.flash_tb: the catalog has no 'flash-gss': name the flash "
+                                        r"system its TB are bought in \(constraints\.flash_system\)"):
+        call_command("evaluate_design", str(bad), stdout=io.StringIO(), stderr=io.StringIO())
+    disk = tmp_path / "disk_flash.yaml"
+    disk.write_text(bad.read_text().replace("flash_days: 0", "flash_days: 0\n  flash_system: nas-disk"))
+    with pytest.raises(Exception, match=r"constraints\.flash_system: 'nas-disk' is a disk system, not flash"):
+        call_command("evaluate_design", str(disk), stdout=io.StringIO(), stderr=io.StringIO())
