@@ -183,3 +183,29 @@ def test_the_comparison_says_the_cost_to_meet_demand_tops_up_to_the_median_not_a
     wide = load_catalog_and_designs()["wide"]
     html = client.get(f"/designs/compare/?ids={plain.pk}&ids={wide.pk}").content.decode()
     assert 'id="topup-basis"' not in html
+
+
+@pytest.mark.django_db
+def test_the_reports_sequencer_plan_table_gives_genomes_a_day_as_the_plan_page_does(planner_user: Any) -> None:
+    """The demo's own report printed department ggs's plan at "genomes/day (peak) 0.0" in 2014 and "0.1" from 2015
+    to 2022, where the plan's page says 0.0422 rising to 0.143 (and the API 0.04 ... 0.14): one decimal made a
+    small lab's figure read as nothing, and flat. The report now prints the page's three figures."""
+    import re
+
+    from forecasts.demand.plans import plan_import_file
+    from planner.reports.gather import gather_facts
+    from planner.reports.sections import build_document
+
+    plan, _ = plan_import_file(ROOT / "fixtures" / "nigm_sequencer_plan.yaml")
+    design = _design()
+    table = next(t for t in build_document(gather_facts(design=design, plan=plan)).tables()
+                 if t.key == "sequencer_plan")
+    col = table.columns.index("genomes/day (peak month)")
+    report = {r[0]: r[col] for r in table.rows}
+    page = login(Client(), planner_user).get(f"/forecasts/plans/{plan.pk}/").content.decode()
+    body = page[page.index("genomes/day (peak)"):]
+    for year, text in report.items():
+        row = re.search(rf"<td>{year}</td>(.*?)</tr>", body, re.S).group(1)
+        cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        assert cells[3] == text, (year, cells, text)  # instruments, samples, re-analysed, genomes/day
+    assert report["2014"] not in ("0.0", "0") and report["2014"] != report["2022"]

@@ -171,6 +171,12 @@ def fmt_tf(v: float | None) -> str:
     return "–" if v is None else f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2g}"
 
 
+def fmt_figs(v: float | None) -> str:
+    """Whole units from 100 up, three significant figures below: the pages' ``figs`` style, for a figure that spans
+    scales (a small lab's 0.0422 genomes a day is not "0.0", nor the study's 6.86 a day "7")."""
+    return "–" if v is None else f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
 def fmt_millions(v: float | None, digits: int = 1) -> str:
     return "–" if v is None else f"{v / 1e6:,.{digits}f} M"
 

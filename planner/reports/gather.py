@@ -263,6 +263,7 @@ def _forecast(refs: list[dict[str, str]], fit: ForecastFit | None, linked: int |
 def _plan(refs: list[dict[str, str]], plan: SequencerPlan | None, linked: int | None) -> dict[str, Any] | None:
     """The chosen plan, else the one the design links (none: no plan); ``role`` says which it is."""
     from forecasts.demand.plans import plan_of, plan_summary
+    from forecasts.demand.sequencing import yearly_figures
 
     plan = plan or (SequencerPlan.objects.filter(pk=linked).first() if linked else None)
     if plan is None:
@@ -271,7 +272,12 @@ def _plan(refs: list[dict[str, str]], plan: SequencerPlan | None, linked: int | 
          f"source {plan.source}, saved {plan.created_at:%Y-%m-%d}")
     doc = plan_of(plan)
     ref = doc.node_types[doc.reference_node]
-    return plan_summary(plan) | {
+    summary = plan_summary(plan)
+    # genomes a day to the plan page's three figures (the summary keeps two decimals: a small lab's 0.0422 is 0.04)
+    peaks = {y.year: y.genomes_per_day_peak for y in yearly_figures(doc)}
+    summary["years"] = [y | {"genomes_per_day_peak": peaks.get(y["year"], y["genomes_per_day_peak"])}
+                        for y in summary["years"]]
+    return summary | {
         "role": "design" if plan.pk == linked else "context",
         "convention_text": (f"core-hours on the plan's reference core, {_core_label(doc.reference_node)} at "
                             f"{ref.clock_ghz:g} GHz (architecture factor {ref.arch_factor:g}); other node types "

@@ -14,7 +14,7 @@ from typing import Any
 
 from forecasts.demand.engine.labels import plain_method
 from planner.reports.builder import Builder
-from planner.reports.document import Figure, Section, Series, Table, fmt_int, fmt_millions, fmt_num
+from planner.reports.document import Figure, Section, Series, Table, fmt_figs, fmt_int, fmt_millions, fmt_num
 
 CONTEXT = "context, not part of this design's demand"
 NO_PROJECTIONS = ("The design links no stored forecast or sequencer plan: its demand is the yearly figures in its "
@@ -127,10 +127,10 @@ def projections_section(b: Builder, title: str) -> Section:
                                + _plan_sentence(plan, horizon), ref))
         s.blocks.append(Table(
             "sequencer_plan", _caption(role, f"Sequencer plan: {plan['name']} v{plan['version']}"),
-            ["year", "instruments", "samples", "genomes/day (peak)", "core-hours (reference core)",
+            ["year", "instruments (end of year)", "samples", "genomes/day (peak month)", "core-hours (reference core)",
              "new TB", "stored PB"],
             [[str(y["year"]), fmt_num(y["instruments_end"], 1), fmt_int(y["samples"]),
-              fmt_num(y["genomes_per_day_peak"], 1), fmt_int(y["core_hours_ref"]), fmt_int(y["new_tb"]),
+              fmt_figs(y["genomes_per_day_peak"]), fmt_int(y["core_hours_ref"]), fmt_int(y["new_tb"]),
               fmt_num(y["stored_pb"], 2)] for y in ys], ref, [False] + [True] * 6))
         s.blocks.append(Figure(
             "sequencer_storage", _caption(role, "Projected genomics data held (PB), from the sequencer plan"),
