@@ -209,3 +209,35 @@ def test_the_reports_sequencer_plan_table_gives_genomes_a_day_as_the_plan_page_d
         cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
         assert cells[3] == text, (year, cells, text)  # instruments, samples, re-analysed, genomes/day
     assert report["2014"] not in ("0.0", "0") and report["2014"] != report["2022"]
+
+
+@pytest.mark.django_db
+def test_the_reports_queue_waits_say_which_jobs_and_a_part_year(tmp_path: Any) -> None:
+    """The demo report said "The 186,308 jobs nexus ran from 2019-01-01 to 2020-01-01" beside its usage table's
+    186,268 jobs of 2019: the replay counts jobs by submit time, the usage tables by the month a job ended, and
+    "ran from ... to 2020-01-01" read as a day of 2020 included. The design page said "submitted ... (exclusive)"
+    and, for logs that cover no whole calendar year, that it is their last whole months; the report said neither."""
+    from datetime import UTC, date, datetime
+
+    from forecasts.accounting.load import ingest_run_create, ingest_run_execute
+    from forecasts.accounting.parsers.synth import slurm_lines
+    from forecasts.models import Cluster, ClusterCapacity
+    from planner.replay.services import design_replay_execute, design_replay_start
+    from planner.reports.gather import gather_facts
+    from planner.reports.sections import build_document
+
+    path = tmp_path / "part.sacct"
+    path.write_text("".join(slurm_lines(1500, start=datetime(2023, 3, 1, tzinfo=UTC),
+                                        end=datetime(2023, 11, 20, tzinfo=UTC), cluster="parttest", seed=5)))
+    ingest_run_execute(ingest_run_create(cluster_name="parttest", fmt="slurm", paths=[path], tz="UTC").pk)
+    cluster = Cluster.objects.get(name="parttest")
+    ClusterCapacity.objects.create(cluster=cluster, effective_from=date(2022, 1, 1), cores=256, nodes=4)
+    narrow = load_catalog_and_designs()["narrow"]
+    job = design_replay_start(design=narrow, cluster="parttest")
+    result = design_replay_execute(job.pk)
+    assert result["base_note"].startswith("the logs cover no whole calendar year")
+    doc = build_document(gather_facts(design=narrow, cluster=cluster))
+    text = next(s for s in doc.sections if s.key == "queue_waits").blocks[0].text
+    t0, t1 = result["base_period"]
+    assert f"jobs submitted to parttest from {t0} up to {t1} (exclusive; {result['base_note']}" in text
+    assert "counted by submit time" in text and " ran from " not in text

@@ -34,4 +34,4 @@ def queue_wait_facts(design: Any, refs: list[dict[str, str]]) -> dict[str, Any] 
                      "p95_lo_h": h(y["p10"]["p95_wait"]), "p95_hi_h": h(y["p90"]["p95_wait"]),
                      "utilisation": y["median"]["utilisation"]})
     return {"ref": key, "cluster": res["cluster"], "base_period": res["base_period"], "jobs": res["base_jobs"],
-            "rows": rows}
+            "base_note": res.get("base_note") or "", "rows": rows}

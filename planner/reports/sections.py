@@ -306,7 +306,10 @@ def _queue_waits(b: Builder) -> list[Section]:
     s = Section("queue_waits", SECTION_TITLES["queue_waits"])
     ref = b.known([q["ref"]])
     s.blocks.append(b.para("queue_waits", (
-        f"The {fmt_int(q['jobs'])} jobs {q['cluster']} ran from {q['base_period'][0]} to {q['base_period'][1]} were "
+        f"The {fmt_int(q['jobs'])} jobs submitted to {q['cluster']} from {q['base_period'][0]} up to "
+        f"{q['base_period'][1]} (exclusive"
+        + (f"; {q['base_note']}" if q.get("base_note") else "")
+        + "; counted by submit time, where the usage tables count a job in the month it ended) were "
         "scheduled again, job by job (EASY backfilling), on today's cluster and on the proposed nodes of each year, "
         "their arrival rate scaled by the projected growth to that year. A job runs on one node when it fits one, "
         "on whole nodes when wider; the 95th-percentile wait is given at the median growth, with P10-P90 growth "
