@@ -23,9 +23,11 @@ class PlannerConfig(AppConfig):
         from planner.access import tokens as _tokens  # noqa: F401  (registers the OpenAPI token scheme)
         from planner.audit.admin import audit_admin_read_only
         from planner.audit.registry import register_all
+        from planner.audit.signals import connect as audit_events_connect
         from planner.designs import admin as _designs  # noqa: F401
         from planner.hardware import admin as _hardware  # noqa: F401
         register_all()
+        audit_events_connect()
         audit_admin_read_only()
         if not settings.DB_JIT:
             connection_created.connect(jit_off, dispatch_uid="planner.jit_off")

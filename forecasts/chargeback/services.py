@@ -50,6 +50,7 @@ from forecasts.chargeback.models import (
 )
 from forecasts.chargeback.months import logs_cover
 from forecasts.units import MB_PER_GB, SECONDS_PER_HOUR
+from planner.audit.events import record_event
 
 TOP_JOBS = 10
 NO_STORAGE_NOTE = "No file system has been scanned yet: storage is not charged on this statement."
@@ -404,6 +405,11 @@ def statements_compute(*, month: date, department: str | None = None, user: Any 
             result.statements.append(statement)
             result.created += created
             result.unchanged += not created
+        # who computed which month's statements (the page, the API, the command; planner.audit.events)
+        record_event("statement computation", model=Statement, object_repr=f"{month:%Y-%m} statements", actor=user,
+                     detail={"month": f"{month:%Y-%m}", "department": department or "every department",
+                             "rate plan": str(plan), "statements": len(result.statements),
+                             "new versions": result.created, "unchanged": result.unchanged, "reason": reason})
     result.seconds = _time.monotonic() - started
     return result
 

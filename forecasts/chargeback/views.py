@@ -32,6 +32,7 @@ from forecasts.chargeback.services import (
     statement_is_stale,
 )
 from forecasts.usage.selectors import usage_months
+from planner.audit.events import record_event
 from planner.jobs.services import job_start
 from planner.roles import planner_required, sees_everything
 from planner.web.areas import AREAS_BY_SLUG
@@ -146,12 +147,20 @@ def _export_name(statement: Statement, project: Project | None, ext: str) -> str
     return f"chargeback-{statement.department.code}{suffix}-{statement.month:%Y-%m}-v{statement.version}.{ext}"
 
 
+def _downloaded(request: HttpRequest, statement: Statement, project: Project | None, fmt: str) -> None:
+    """The audit trail's record of who downloaded which statement (planner.audit.events)."""
+    record_event("statement download", obj=statement, actor=request.user, request=request,
+                 detail={"format": fmt, "project": project.name if project else "all projects",
+                         "version": statement.version})
+
+
 def statement_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
     statement = sel.statement_get(request.user, pk)
     project = _project_param(request, statement)
     lines = list(sel.statement_lines(statement, project.pk if project else None))
     response = HttpResponse(statement_csv(statement, lines), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{_export_name(statement, project, "csv")}"'
+    _downloaded(request, statement, project, "csv")
     return response
 
 
@@ -162,6 +171,7 @@ def statement_export_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
     response = HttpResponse(statement_xlsx(statement, lines),
                             content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
     response["Content-Disposition"] = f'attachment; filename="{_export_name(statement, project, "xlsx")}"'
+    _downloaded(request, statement, project, "xlsx")
     return response
 
 
@@ -175,6 +185,7 @@ def statement_export_pdf(request: HttpRequest, pk: int) -> HttpResponse:
                         project_label=f"{project.name} ({project.pi})" if project else "")
     response = HttpResponse(pdf, content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{_export_name(statement, project, "pdf")}"'
+    _downloaded(request, statement, project, "pdf")
     return response
 
 

@@ -14,6 +14,7 @@ from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from planner.audit.events import EVENTS, event_detail, event_kind
 from planner.audit.registry import audited_models
 
 ACTIONS = {LogEntry.Action.CREATE: "created", LogEntry.Action.UPDATE: "changed", LogEntry.Action.DELETE: "deleted",
@@ -36,8 +37,18 @@ def _content_types(kind: str) -> list[int]:
     return [ct.pk for ct in ContentType.objects.get_for_models(*(models or [])).values()]
 
 
+EVENT_Q = Q(action=LogEntry.Action.ACCESS, additional_data__has_key="event")
+
+
 def audit_entries(filters: AuditFilters) -> QuerySet[LogEntry]:
-    qs = LogEntry.objects.filter(content_type_id__in=_content_types(filters.kind))
+    """The audited models' changes and the events (planner.audit.events), newest first; a kind is one or the
+    other (a sign-in is not a change of user access, an optimiser run not a change of its design)."""
+    if filters.kind in EVENTS:
+        qs = LogEntry.objects.filter(EVENT_Q, additional_data__event=filters.kind)
+    elif filters.kind:
+        qs = LogEntry.objects.filter(content_type_id__in=_content_types(filters.kind)).exclude(EVENT_Q)
+    else:
+        qs = LogEntry.objects.filter(Q(content_type_id__in=_content_types("")) | EVENT_Q)
     if filters.actor:
         qs = qs.filter(Q(actor__username__iexact=filters.actor) | Q(actor_email__iexact=filters.actor))
     if filters.text:
@@ -48,7 +59,9 @@ def audit_entries(filters: AuditFilters) -> QuerySet[LogEntry]:
         qs = qs.filter(timestamp__lt=timezone.make_aware(datetime.combine(filters.until + timedelta(days=1), time.min)))
     by_name = {v: k for k, v in ACTIONS.items()}
     if filters.action in by_name:
-        qs = qs.filter(action=by_name[filters.action])
+        qs = qs.filter(action=by_name[filters.action]).exclude(EVENT_Q)
+    elif filters.action in EVENTS.values():
+        qs = qs.filter(EVENT_Q, additional_data__event__in=[k for k, v in EVENTS.items() if v == filters.action])
     return qs.select_related("actor", "content_type").order_by("-timestamp", "-pk")
 
 
@@ -96,6 +109,8 @@ class FieldLabels:
 def changes_of(entry: LogEntry, labels: FieldLabels | None = None) -> list[Change]:
     """Field, before and after; many-to-many changes read 'added'/'removed'; foreign keys and choices
     read as the page shows them, not as ids and codes."""
+    if event_kind(entry) is not None:  # an event's detail: what was run, downloaded or tried
+        return [Change(name, "", value) for name, value in event_detail(entry).items()]
     labels = labels or FieldLabels()
     raw: Any = entry.changes or {}
     if isinstance(raw, str):
@@ -117,6 +132,8 @@ def changes_of(entry: LogEntry, labels: FieldLabels | None = None) -> list[Chang
 
 
 def kind_label(entry: LogEntry) -> str:
+    if (event := event_kind(entry)) is not None:
+        return event
     model = entry.content_type.model_class()
     for kind, models in audited_models().items():
         if model in models:
@@ -124,9 +141,17 @@ def kind_label(entry: LogEntry) -> str:
     return entry.content_type.model
 
 
+def action_label(entry: LogEntry) -> str:
+    if (event := event_kind(entry)) is not None:
+        return EVENTS[event]
+    return ACTIONS.get(entry.action, str(entry.action))
+
+
 def actor_label(entry: LogEntry) -> str:
     if entry.actor is not None:
         return entry.actor.get_username()
+    if event_kind(entry) == "failed sign-in":
+        return "not signed in"
     return entry.actor_email or "system (command or task)"
 
 
@@ -140,7 +165,7 @@ def audit_csv_rows(qs: QuerySet[LogEntry]) -> Iterator[list[str]]:
     for e in qs.iterator(chunk_size=2000):
         base = [e.timestamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), actor_label(e),
                 e.remote_addr or "", kind_label(e), e.content_type.model, e.object_pk, e.object_repr,
-                ACTIONS.get(e.action, str(e.action))]
+                action_label(e)]
         changes = changes_of(e, labels) or [Change("", "", "")]
         for c in changes:
             yield base + [c.field, c.before, c.after]

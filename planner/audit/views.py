@@ -9,12 +9,14 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 
+from planner.audit.events import EVENTS
 from planner.audit.registry import AUDITED
 from planner.audit.selectors import (
     ACTIONS,
     CSV_HEADER,
     AuditFilters,
     FieldLabels,
+    action_label,
     actor_label,
     audit_csv_rows,
     audit_entries,
@@ -42,8 +44,8 @@ def _filters(request: HttpRequest) -> tuple[AuditFilters, list[str]]:
         if g.get(key) and parsed is None:
             problems.append(f"{key}: {g.get(key)!r} is not a date (YYYY-MM-DD); ignored")
     kind = g.get("kind", "")
-    if kind and kind not in AUDITED:
-        problems.append(f"kind: {kind!r} is not one of {', '.join(AUDITED)}; ignored")
+    if kind and kind not in AUDITED and kind not in EVENTS:
+        problems.append(f"kind: {kind!r} is not one of {', '.join([*AUDITED, *EVENTS])}; ignored")
         kind = ""
     return AuditFilters(kind=kind, actor=g.get("actor", "").strip()[:150], text=g.get("q", "").strip()[:200],
                         since=since, until=until, action=g.get("action", "")), problems
@@ -60,13 +62,14 @@ def audit_page(request: HttpRequest) -> HttpResponse:
     page = Paginator(audit_entries(filters), PAGE_SIZE).get_page(request.GET.get("page"))
     labels = FieldLabels()
     rows: list[dict[str, Any]] = [
-        {"entry": e, "kind": kind_label(e), "actor": actor_label(e), "action": ACTIONS.get(e.action, e.action),
+        {"entry": e, "kind": kind_label(e), "actor": actor_label(e), "action": action_label(e),
          "changes": changes_of(e, labels)} for e in page.object_list]
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "audit/audit.html", {
-        "rows": rows, "page": page, "filters": filters, "problems": problems, "kinds": list(AUDITED),
-        "actions": list(ACTIONS.values()), "query": query.urlencode()})
+        "rows": rows, "page": page, "filters": filters, "problems": problems, "kinds": [*AUDITED, *EVENTS],
+        "events": list(EVENTS),
+        "actions": list(dict.fromkeys([*ACTIONS.values(), *EVENTS.values()])), "query": query.urlencode()})
 
 
 @audit_required

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from forecasts.accounting.models import Cluster
 from forecasts.demand.models import ForecastFit, SequencerPlan
+from planner.audit.events import record_event
 from planner.designs.models import Design
 from planner.designs.services import design_latest_versions
 from planner.reports.inputs import period_problem
@@ -134,5 +135,7 @@ def report_download(request: HttpRequest, pk: int, fmt: str) -> FileResponse:
         raise Http404(f"report #{pk} has no {fmt} file (generate it again)")
     inline = fmt in ("pdf", "html") and request.GET.get("download") != "1"
     name = f"grant-report-{report.pk}-v{report.version}{path.suffix}"
+    record_event("report download", obj=report, actor=request.user, request=request,
+                 detail={"format": fmt, "as": "opened in the browser" if inline else "file", "version": report.version})
     return FileResponse(path.open("rb"), as_attachment=not inline, filename=name,
                         content_type=CONTENT_TYPES.get(fmt) or mimetypes.guess_type(path.name)[0])
