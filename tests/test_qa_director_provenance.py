@@ -241,3 +241,36 @@ def test_the_reports_queue_waits_say_which_jobs_and_a_part_year(tmp_path: Any) -
     t0, t1 = result["base_period"]
     assert f"jobs submitted to parttest from {t0} up to {t1} (exclusive; {result['base_note']}" in text
     assert "counted by submit time" in text and " ran from " not in text
+
+
+@pytest.mark.django_db
+def test_a_statements_csv_and_xlsx_carry_the_notes_its_page_and_pdf_give(
+        departments: dict[str, Any], tmp_path: Any, admin_user: Any) -> None:
+    """Every demo statement of December 2019 bills storage from the scan of 2019-10-01, carried forward: the page
+    and the PDF say so, the CSV and XLSX a finance office loads did not (nor any other note)."""
+    from datetime import date
+
+    import openpyxl
+
+    from forecasts.chargeback.services import statements_compute
+    from forecasts.storage.models import FileSystem, StorageSnapshot, StorageUsage
+    from tests.forecasts.chargeback_data import logs_cover_march, minerva_plan, small_site
+
+    site = small_site(tmp_path)
+    logs_cover_march(tmp_path)
+    minerva_plan()
+    fs = FileSystem.objects.create(name="gpfs-work", tier="disk")
+    snap = StorageSnapshot.objects.create(filesystem=fs, taken_on=date(2024, 1, 15), format="tsv", scan_name="s",
+                                          status=StorageSnapshot.Status.COMPLETED)
+    StorageUsage.objects.create(snapshot=snap, kind="owner", name="chris", department=departments["chemistry"],
+                                bytes=10 * 10**12)
+    scb = next(s for s in statements_compute(month=site["month"]).statements if s.department.code == "scb")
+    note = "Storage on gpfs-work: no scan in 2024-03: the scan of 2024-01-15 is carried forward."
+    assert note in scb.notes
+    client = login(Client(), admin_user)
+    page = client.get(f"/chargeback/statements/{scb.pk}/").content.decode()
+    assert "the scan of 2024-01-15 is carried forward" in page
+    text = client.get(f"/chargeback/statements/{scb.pk}.csv").content.decode()
+    assert ["# note", note] in list(csv.reader(io.StringIO(text)))
+    wb = openpyxl.load_workbook(io.BytesIO(client.get(f"/chargeback/statements/{scb.pk}.xlsx").content))
+    assert ("note", note) in [tuple(r[:2]) for r in wb.active.iter_rows(values_only=True)]

@@ -24,6 +24,8 @@ def _header(statement: Statement) -> list[tuple[str, str]]:
         ("computed", f"{statement.computed_at:%Y-%m-%d %H:%M} UTC"),
         ("core_hours", f"{statement.core_hours:.4f}"),
         ("total_usd", str(statement.total_usd)),
+        # what the page and the PDF say a reader must know (a scan carried forward, usage with no rate...)
+        *(("note", note) for note in statement.notes or []),
     ]
 
 
