@@ -274,3 +274,20 @@ def test_a_statements_csv_and_xlsx_carry_the_notes_its_page_and_pdf_give(
     assert ["# note", note] in list(csv.reader(io.StringIO(text)))
     wb = openpyxl.load_workbook(io.BytesIO(client.get(f"/chargeback/statements/{scb.pk}.xlsx").content))
     assert ("note", note) in [tuple(r[:2]) for r in wb.active.iter_rows(values_only=True)]
+
+
+@pytest.mark.django_db
+def test_the_catalog_page_says_where_each_price_comes_from(planner_user: Any) -> None:
+    """The Hardware catalog page lists every price a design is costed with, but not where it comes from: the
+    catalog's price_source ('bill of materials: 2 x Xeon E5-2697 v4 at $2,702 ...', 'estimate: no public list price
+    found; replace with a quote') and price_date were in fixtures/catalog.yaml and the database only."""
+    import html as html_lib
+
+    import yaml
+
+    load_catalog_and_designs()
+    page = html_lib.unescape(login(Client(), planner_user).get("/hardware/").content.decode())
+    catalog = yaml.safe_load((ROOT / "fixtures" / "catalog.yaml").read_text())
+    for row in [*catalog["node_types"], *catalog["storage_systems"]]:
+        assert row.get("price_source"), row["name"]
+        assert f"price ({row['price_date']}): {row['price_source']}" in page, row["name"]
