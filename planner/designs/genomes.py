@@ -212,3 +212,25 @@ def _level_shares(m: Any, rows: list[tuple[dict[int, float], dict[int, float], f
     for row in rows:
         if row is not None and len(row[0]) > 1:
             m.row(row[0] | row[1], -float("inf"), row[2])
+
+
+def why_no_genomes(pm: PipelineModel, catalog: Any, nodes: list[str], *, core_share: float, rho_max: float,
+                   turnaround_limit_hours: float | None) -> str:
+    """Why none of ``nodes`` can serve a genome at any utilisation level ("" when one can): each node type's
+    memory (genomes a node runs at once, or usable cores) or its shortest turnaround against the limit. The
+    optimiser said only 'genomes_per_day short by 6 genomes/day' when no candidate met a 20 h turnaround."""
+    reasons: list[str] = []
+    least = min(utilisation_levels(rho_max))
+    for n in sorted(set(nodes)):
+        r = pm.option(n, least, core_share)
+        if r.genomes_per_day_per_node <= 0:
+            node = catalog.node(n)
+            need = pm.pipeline.memory_gb_per_sample or pm.pipeline.memory_gb_per_slot
+            what = "a genome" if pm.pipeline.memory_gb_per_sample else "a job slot"
+            reasons.append(f"{n} has memory for no genome ({float(node.memory_gb):g} GB a node, {need:g} GB {what})")
+        elif turnaround_limit_hours is not None and r.turnaround_hours > turnaround_limit_hours + 1e-9:
+            reasons.append(f"{n} turns a genome around in {r.turnaround_hours:.1f} h at best "
+                           f"({least:.0%} storage busy), over the {turnaround_limit_hours:g} h limit")
+        else:
+            return ""
+    return ("no candidate node type can serve a genome: " + "; ".join(reasons)) if reasons else ""

@@ -45,7 +45,7 @@ from planner.designs.capacity import (
     resolve_assets,
     schedulable_hours_per_year,
 )
-from planner.designs.genomes import add_genome_rows
+from planner.designs.genomes import add_genome_rows, why_no_genomes
 from planner.designs.highs import Arrays, row_matrix, solve_highs
 from planner.designs.second_core import PLAN_SHARE, POLISH_SHARE, start_second_core
 from planner.designs.service_level import ServiceLevel
@@ -421,8 +421,13 @@ def optimize_design(design: Design, catalog: Catalog, *, node_types: list[str] |
                                   n_variables=n_var, n_constraints=n_con)
     shortfalls, budget_needed = _diagnose(base, catalog, model, nodes, stores, fixed, max_count_per_year,
                                           time_limit_s, pm)
-    parts = [f"{s.constraint} in {s.year} short by {s.shortfall:,.4g} {s.unit}" for s in shortfalls]
+    parts = [f"{s.constraint} in {s.year} short by {_amount(s.shortfall)} {s.unit}" for s in shortfalls]
     msg = "infeasible: " + ("; ".join(parts) if parts else str(res.message))
+    if pm is not None and any(s.constraint == "genomes_per_day" for s in shortfalls):
+        why = why_no_genomes(pm, catalog, nodes + [a.name for a in fixed if a.kind == "node"],
+                             core_share=design.utilisation_target * design.genomics_share,
+                             rho_max=design.storage_utilisation_max, turnaround_limit_hours=design.turnaround_hours)
+        msg += f" ({why})" if why else ""
     if budget_needed:
         msg += "; feasible with budgets " + ", ".join(f"{y}: ${v:,.0f}" for y, v in budget_needed.items())
     return OptimizationResult("infeasible", msg, None, None, [], None, shortfalls, budget_needed,
@@ -447,6 +452,11 @@ def _nothing_to_buy(design: Design, catalog: Catalog, model: CostModel, pm: Pipe
            "years to the catalog, or move the design's years")
     return OptimizationResult("infeasible", msg, None, None, [], None, shortfalls,
                               solve_seconds=time.perf_counter() - t0)
+
+
+def _amount(value: float) -> str:
+    """A shortfall as a planner reads it: '34,404', not '3.44e+04' (the old format); small ones to 4 figures."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:,.4g}"
 
 
 def _purchases(var: dict[tuple[str, str, int], int], x: Any) -> list[Purchase]:

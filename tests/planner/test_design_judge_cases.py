@@ -42,6 +42,10 @@ ENUMERATED = [
     # a 36 h turnaround: the 4-core node (16-thread aligner on 4 cores: 54 h) serves no genome
     ("c3_turnaround_narrow.yaml", {(2020, "wide-64", 5), (2020, "flash-small", 1), (2020, "nas-disk", 1),
                                    (2021, "wide-64", 2), (2021, "narrow-8", 2)}, 241934.90),
+    # two days of ingest (8 TB) leave 2 TB of one 10 TB flash unit for working sets (6 genomes in flight):
+    # 20 genomes/day need 26 in flight (8.7 TB), so a second flash unit, not five disk units at 10 % busy
+    ("c4_flash_working_sets.yaml", {(2020, "wide-64", 12), (2020, "fat-36-64g", 7), (2020, "nas-disk", 1),
+                                    (2020, "flash-small", 2)}, 368522.10),
     # 40 GB a genome: the cheaper 64 GB node runs one genome at a time, the 128 GB node three
     ("c5_memory_binds.yaml", {(2020, "fat-36-128g", 4)}, 49348.16),
 ]
@@ -101,3 +105,22 @@ def test_a_site_catalog_without_the_study_flash_needs_no_flash_system(tmp_path: 
     disk.write_text(bad.read_text().replace("flash_days: 0", "flash_days: 0\n  flash_system: nas-disk"))
     with pytest.raises(Exception, match=r"constraints\.flash_system: 'nas-disk' is a disk system, not flash"):
         call_command("evaluate_design", str(disk), stdout=io.StringIO(), stderr=io.StringIO())
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    ("e1_turnaround_infeasible.yaml",
+     "genomes_per_day in 2020 short by 6 genomes/day; genomes_per_day in 2021 short by 9 genomes/day (no candidate "
+     "node type can serve a genome: narrow-8 turns a genome around in 27.9 h at best (10% storage busy), over the "
+     "20 h limit; tiny-4 turns a genome around in 54.0 h at best"),
+    ("e3_memory_zero.yaml", "genomes_per_day in 2020 short by 18 genomes/day (no candidate node type can serve a "
+                            "genome: tiny-4 has memory for no genome (16 GB a node, 40 GB a genome))"),
+    # a shortfall of 34,404 core-hours read '3.44e+04 core-hours'
+    ("e2_budget.yaml", "core_hours in 2020 short by 34,404 core-hours; budget_usd in 2020 short by 4,000 USD; "
+                       "core_hours in 2021 short by 284,604 core-hours; feasible with budgets 2020: $18,000, "
+                       "2021: $3,600"),
+])
+def test_an_infeasible_scenario_says_why(name: str, words: str) -> None:
+    """Before, a scenario whose candidates could serve no genome said only how many genomes/day were short."""
+    result = _optimise(name)
+    assert result["status"] == "infeasible"
+    assert words in result["message"]
