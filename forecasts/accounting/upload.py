@@ -20,7 +20,7 @@ from django.db import transaction
 from django.utils.text import get_valid_filename
 
 from forecasts.accounting.models import IngestRun
-from forecasts.accounting.parsers.compression import open_source
+from forecasts.accounting.parsers.compression import UTF8_BOM, open_source
 from forecasts.accounting.parsers.formats import SNIFF_BYTES, detect_format
 from planner.jobs.models import BackgroundJob
 
@@ -161,7 +161,7 @@ def format_sniff(path: Path) -> str | None:
     """The accounting format of a file from its first 64 KB after decompression, or None."""
     try:
         with open_source(path) as stream:
-            head = stream.read(SNIFF_BYTES)
+            head = stream.read(SNIFF_BYTES).removeprefix(UTF8_BOM)
     except (OSError, EOFError, ValueError):
         return None
     return detect_format(head)

@@ -108,6 +108,17 @@ class LineLimit:
             yield line
 
 
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def skip_bom(stream: BinaryIO) -> None:
+    """Read past a UTF-8 byte-order mark at the start of ``stream`` (a file saved by Windows Notepad or Excel):
+    left in, it made the first line (a header) unreadable and every record of the file was rejected."""
+    peek = getattr(stream, "peek", None)
+    if peek is not None and peek(len(UTF8_BOM))[:len(UTF8_BOM)] == UTF8_BOM:
+        stream.read(len(UTF8_BOM))
+
+
 def is_compressed(stream: object) -> bool:
     return isinstance(stream, (gzip.GzipFile, bz2.BZ2File, lzma.LZMAFile))
 

@@ -24,6 +24,7 @@ import pickle
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -35,6 +36,7 @@ from forecasts.accounting.parsers.compression import (
     TruncatedInput,
     is_compressed,
     open_source,
+    skip_bom,
     too_long_message,
 )
 from forecasts.accounting.parsers.copyrows import copy_line, rejection_line
@@ -45,7 +47,7 @@ from forecasts.accounting.parsers.records import (
     Rejected,
     Skipped,
     capped_name,
-    field_too_long,
+    record_problem,
 )
 
 
@@ -121,6 +123,7 @@ def batches(fmt: str, cluster: str, tz_name: str, run_id: int, files: Iterable[F
     """The run's batches, file by file, skipping committed ranges."""
     parse = get_parser(fmt)
     tz = ZoneInfo(tz_name)
+    now = datetime.now(UTC)  # a finished job's times lie before the run read it (records.record_problem)
     bytes_done = 0
     for f in files:
         done = f.done
@@ -130,6 +133,7 @@ def batches(fmt: str, cluster: str, tz_name: str, run_id: int, files: Iterable[F
             cut = StopAtTruncation(stream) if is_compressed(stream) else None
             if cut is not None:
                 stream = io.BufferedReader(cut, buffer_size=1 << 20)
+            skip_bom(stream)  # a resumed run re-reads the file from its start too
             # sacct --json is read in pieces (a compact export is one line); the others by bounded lines
             limited = None if fmt == "slurm-json" else LineLimit(stream)
             source: Iterable[bytes] = iter(functools.partial(stream.read, 1 << 20), b"") if limited is None else limited
@@ -155,11 +159,11 @@ def batches(fmt: str, cluster: str, tz_name: str, run_id: int, files: Iterable[F
                     if len(item.name) > NAME_MAX_CHARS:
                         item.name = capped_name(item.name)
                         b.names_cut += 1
-                    if (too_long := field_too_long(item)) is None:
+                    if (problem := record_problem(item, now)) is None:
                         lines.append(copy_line(item))
                     else:  # the record as the staging row would have held it: its values, not lost
                         b.rejected += 1
-                        rejections.append(rejection_line(run_id, f.file_id, item.line, too_long,
+                        rejections.append(rejection_line(run_id, f.file_id, item.line, problem,
                                                          copy_line(item).rstrip("\n")))
                 elif type(item) is Skipped:
                     b.skipped += 1

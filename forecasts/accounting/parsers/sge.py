@@ -236,6 +236,14 @@ def _record(
     end_raw = _epoch_raw(fields, 10)
     if not millis and max(submit_raw, start_raw, end_raw) > _MILLIS_THRESHOLD:
         millis = True
+        # one time in milliseconds, another in seconds: a damaged record, not a UGE one (an end in 9999 read the
+        # whole job as milliseconds: submitted 1970-01-20, run for 8 years)
+        times = ((8, submit_raw), (9, start_raw), (10, end_raw))
+        seconds = [(i, raw) for i, raw in times if 0 < raw <= _MILLIS_THRESHOLD]
+        if seconds:
+            i, raw = seconds[0]
+            raise _Bad(f"field {i + 1} ({_NAMES[i]}): {raw} is in seconds while another time of the record is "
+                       "in milliseconds")
     if start_raw == 0:
         return Skipped(line_no, "never started (start_time 0)")
     if end_raw == 0:

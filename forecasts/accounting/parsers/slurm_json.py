@@ -209,7 +209,7 @@ def _int(v: Any, what: str) -> int | None:
         raise FieldError(f"{what}: {v!r} is not a number")
     try:
         return int(v)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an infinity (1e309 in the JSON)
         raise FieldError(f"{what}: {v!r} is not a number") from None
 
 
