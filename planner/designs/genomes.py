@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.hardware.design_model import PipelineModel, utilisation_levels
+from planner.hardware.performance import samples_per_node, usable_cores
 from planner.hardware.rates import OptionRate, allocate
 
 TOL = 1e-9
@@ -219,15 +220,18 @@ def why_no_genomes(pm: PipelineModel, catalog: Any, nodes: list[str], *, core_sh
     """Why none of ``nodes`` can serve a genome at any utilisation level ("" when one can): each node type's
     memory (genomes a node runs at once, or usable cores) or its shortest turnaround against the limit. The
     optimiser said only 'genomes_per_day short by 6 genomes/day' when no candidate met a 20 h turnaround."""
+    if core_share <= 0:
+        return "no candidate node type can serve a genome: constraints.genomics_share 0 leaves genomes no cores"
     reasons: list[str] = []
     least = min(utilisation_levels(rho_max))
+    dedicated = pm.pipeline.mode == "dedicated"
     for n in sorted(set(nodes)):
         r = pm.option(n, least, core_share)
-        if r.genomes_per_day_per_node <= 0:
-            node = catalog.node(n)
-            need = pm.pipeline.memory_gb_per_sample or pm.pipeline.memory_gb_per_slot
-            what = "a genome" if pm.pipeline.memory_gb_per_sample else "a job slot"
-            reasons.append(f"{n} has memory for no genome ({float(node.memory_gb):g} GB a node, {need:g} GB {what})")
+        fits = samples_per_node(pm.pipeline, pm.node(n)) if dedicated else usable_cores(pm.pipeline, pm.node(n))
+        if fits <= 0:
+            need = pm.pipeline.memory_gb_per_sample if dedicated else pm.pipeline.memory_gb_per_slot
+            reasons.append(f"{n} has memory for no genome ({float(catalog.node(n).memory_gb):g} GB a node, "
+                           f"{need:g} GB {'a genome' if dedicated else 'a job slot'})")
         elif turnaround_limit_hours is not None and r.turnaround_hours > turnaround_limit_hours + 1e-9:
             reasons.append(f"{n} turns a genome around in {r.turnaround_hours:.1f} h at best "
                            f"({least:.0%} storage busy), over the {turnaround_limit_hours:g} h limit")

@@ -373,7 +373,7 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
     oo = OptimizeOptions()
     options = OptimizeOptions(
         node_types=opt_raw.get("node_types"), storage_systems=opt_raw.get("storage_systems"),
-        max_count_per_year=v.integer(opt_raw, "max_count_per_year", "optimize", required=False,
+        max_count_per_year=v.integer(opt_raw, "max_count_per_year", "optimize", required=False, positive=True,
                                      default=oo.max_count_per_year, hi=MAX_COUNT, most="of an item a year"),
         time_limit_s=v.num(opt_raw, "time_limit_s", "optimize", oo.time_limit_s, lo=0.01, hi=MAX_TIME_LIMIT_S,
                            unit="seconds") or oo.time_limit_s,

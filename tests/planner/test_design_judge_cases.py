@@ -124,3 +124,30 @@ def test_an_infeasible_scenario_says_why(name: str, words: str) -> None:
     result = _optimise(name)
     assert result["status"] == "infeasible"
     assert words in result["message"]
+
+
+def _variant(tmp_path: Path, name: str, old: str, new: str) -> Path:
+    text = (CASES / name).read_text()
+    assert old in text
+    path = tmp_path / name
+    path.write_text(text.replace(old, new).replace("catalog: site_catalog.yaml",
+                                                   f"catalog: {CASES / 'site_catalog.yaml'}"))
+    return path
+
+
+def test_no_cores_for_genomes_is_not_called_a_memory_limit(tmp_path: Path) -> None:
+    path = _variant(tmp_path, "c3_turnaround_narrow.yaml", "flash_days: 2", "flash_days: 2\n  genomics_share: 0")
+    out = io.StringIO()
+    call_command("optimize_design", str(path), stdout=out, stderr=io.StringIO())
+    message = json.loads(out.getvalue().strip().splitlines()[-1])["message"]
+    assert ("(no candidate node type can serve a genome: constraints.genomics_share 0 leaves genomes no cores)"
+            in message)
+    assert "memory" not in message
+
+
+def test_a_zero_purchase_bound_is_refused(tmp_path: Path) -> None:
+    """optimize.max_count_per_year: 0 was accepted and every constraint then reported short, with no word why."""
+    path = _variant(tmp_path, "c3_turnaround_narrow.yaml", "time_limit_s: 30,",
+                    "time_limit_s: 30, max_count_per_year: 0,")
+    with pytest.raises(Exception, match=r"optimize\.max_count_per_year: must be > 0, got 0 \(line 15\)"):
+        call_command("optimize_design", str(path), stdout=io.StringIO(), stderr=io.StringIO())
