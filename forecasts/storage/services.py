@@ -25,7 +25,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from forecasts.accounting.load import ATTRIBUTION_LATERAL, unassigned_department
-from forecasts.accounting.parsers.compression import UnsupportedCompression, open_source
+from forecasts.accounting.parsers.compression import UTF8_BOM, UnsupportedCompression, open_source, skip_bom
 from forecasts.storage.facts import small_file_facts
 from forecasts.storage.models import FileSystem, StorageRejection, StorageSnapshot
 from forecasts.storage.scan.find import FindTsvParser
@@ -88,6 +88,7 @@ def accumulate(path: Path, fmt: str, taken_on: date, progress: Progress | None =
             reader = open_source(buffered)
         except UnsupportedCompression as exc:
             raise StorageScanError(f"{path.name}: {exc}") from exc
+        skip_bom(reader)  # a byte-order mark made the header line a rejected record
         try:
             _consume(acc, reader, fmt)
         except ScanLineTooLong as exc:
@@ -121,7 +122,7 @@ def scan_head_problem(path: Path, fmt: str) -> str | None:
     Refused at the upload, before a job is queued; ``ingest_scan`` applies the same rule to the whole file."""
     try:
         with open_source(path) as stream:
-            head = stream.read(SNIFF_BYTES)
+            head = stream.read(SNIFF_BYTES).removeprefix(UTF8_BOM)
             whole = not stream.read(1)
     except (OSError, EOFError, ValueError, UnsupportedCompression) as exc:
         return f"{path.name}: {exc}"

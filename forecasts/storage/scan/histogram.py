@@ -10,6 +10,13 @@ from collections.abc import Iterable, Iterator
 
 from forecasts.storage.scan.records import HistogramBin, HistogramItem, Rejected, Skipped, _raw
 
+# A bin's counts and sizes: far above any file system (a thousand trillion files, 4.6 EB), and small enough that
+# the fine-bin arithmetic (int64) holds their sums.
+MAX_BIN_COUNT = 10**15
+MAX_BIN_BYTES = 2**62
+COUNT_COLUMNS = {"files", "num_files", "num_dirs", "num_symlinks", "num_blks", "num_chrs", "num_fifos", "num_socks",
+                 "object count"}
+
 
 class HistogramParser:
     """NERSC ``sizebytype`` and HPSS histograms, and ``size_min_bytes,size_max_bytes,files[,bytes]``."""
@@ -51,6 +58,9 @@ class HistogramParser:
             value = cells[self._cols[name]]
             if not value.isdigit():
                 raise _BadCell(f"{name} is not a whole number: {value[:40]!r}")
+            most = MAX_BIN_COUNT if name in COUNT_COLUMNS else MAX_BIN_BYTES
+            if len(value) > 20 or int(value) > most:  # past int64 the spread over fine bins failed the whole scan
+                raise _BadCell(f"{name} {value[:40]} is out of range (at most {most:,})")
             return int(value)
 
         try:
