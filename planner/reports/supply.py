@@ -236,4 +236,4 @@ def price_table(rows: list[dict[str, Any]], ref: list[str], priced_by_year: bool
                  ["item", "per", "price", "price date", "source of the price", "catalog assumptions"],
                  [[r["item"] + (" (owned)" if r.get("owned") else ""), r["unit"], _usd_or_dash(r["price_usd"]),
                    r["price_date"] or "–", r["price_source"] or "not given in the catalog", r["assumptions"] or "–"]
-                  for r in rows], ref, [False, False, True, True, False, False], note=note)
+                  for r in rows], ref, [False, True, True, True, False, False], note=note)
