@@ -137,7 +137,8 @@ class FitOut(serializers.ModelSerializer):
 
 class FitIn(serializers.Serializer):
     metric = serializers.ChoiceField(choices=METRICS, default="core_hours")
-    cluster = serializers.CharField(required=False, allow_blank=True, help_text="default: all clusters")
+    cluster = serializers.CharField(required=False, allow_blank=True,
+                                    help_text="default: all clusters; not with storage_pb (every file system together)")
     department = serializers.CharField(required=False, allow_blank=True, help_text="department code")
     exclude_department = serializers.CharField(required=False, allow_blank=True)
     horizon_months = serializers.IntegerField(
