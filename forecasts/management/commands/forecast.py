@@ -34,7 +34,7 @@ class Command(BaseCommand):
             "line: JSON.")
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("--cluster", default=None, help="cluster name (default: all clusters)")
+        parser.add_argument("--cluster", default=None, help="cluster name (default: all clusters; not with storage_pb)")
         parser.add_argument("--metric", default="core_hours", choices=METRICS)
         parser.add_argument("--department", default=None, help="department code (default: all)")
         parser.add_argument("--exclude-department", default=None,
