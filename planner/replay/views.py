@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from forecasts.accounting.models import Cluster, Department
+from forecasts.accounting.models import Cluster, Department, IngestRun
 from planner.designs.models import Design
 from planner.replay import charts
 from planner.replay.services import WHAT_IF_SCALES, ReplayError, design_replay_latest, design_replay_start
@@ -36,7 +36,10 @@ def design_replay(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _clusters() -> list[str]:
-    return list(Cluster.objects.filter(ingest_runs__last_end__isnull=False).distinct()
+    """The clusters with a completed load (where their logs begin and end is read from those: a cluster with only a
+    failed load would be offered and then refused)."""
+    return list(Cluster.objects.filter(ingest_runs__status=IngestRun.Status.COMPLETED,
+                                       ingest_runs__last_end__isnull=False).distinct()
                 .order_by("name").values_list("name", flat=True))
 
 

@@ -58,3 +58,18 @@ def test_a_cluster_with_only_a_failed_load_is_refused_with_the_reason(tmp_path: 
     with pytest.raises(CommandError, match="cluster 'halfloaded' has no completed load of accounting logs: ingest "
                                            "its logs first \\(a failed load's partial jobs do not count\\)"):
         _replay("--cluster", "halfloaded", "--processors", "96")
+
+
+def test_the_design_page_offers_only_clusters_with_a_completed_load(tmp_path: Path, monkeypatch: Any,
+                                                                     planner_user: Any) -> None:
+    from django.test import Client
+
+    from tests.helpers import login
+    from tests.planner.designs_data import load_catalog_and_designs
+
+    load_cluster(tmp_path)
+    _failed_load(tmp_path, monkeypatch, "halfloaded")
+    narrow = load_catalog_and_designs()["narrow"]
+    page = login(Client(), planner_user).get(f"/designs/{narrow.pk}/").content.decode()
+    # Before: "halfloaded" was offered, then refused when picked
+    assert f"<option>{CLUSTER}</option>" in page and "<option>halfloaded</option>" not in page
