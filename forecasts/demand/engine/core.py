@@ -13,7 +13,7 @@
    quarterly, than either scale alone (docs/forecasting.md).
 3. Rolling-origin backtest at the requested horizon capped by the length (``backtest.py``): each
    member's MASE on the working scale and sMAPE on the original scale.
-4. Combination: the per-step median (or mean, ``combine``) on the working scale of the members
+4. Combination: the per-step median (or mean, or 20% trimmed mean: ``combine``) on the working scale of the members
    with a backtest MASE no more than ``TRIM_FACTOR`` (10) times the best one's (a member shown
    badly wrong on this series, e.g. Theta's half slope on an exact straight line or a linear
    fit to an exact geometric series, is left out) and not outvoted one step ahead (a member whose
@@ -65,7 +65,8 @@ from .results import EngineForecast, MemberResult, ShortHistoryError, Step
 from .scale import FloatArray, Scale, choose_log
 
 DEFAULT_K: int | None = None  # all members that pass the trim
-COMBINE = ("mean", "median")
+COMBINE = ("mean", "median", "trimmed")  # the local members' per-step combination (median by default)
+TRIM_SHARE = 0.2  # "trimmed": floor(0.2 n) of the n members dropped from each end, the mean of the rest
 TRIM_FACTOR = 10.0  # members with a backtest MASE over 10x the best are left out of the combination
 # ... and members whose one-step backtest forecasts were worse than the best member's at significantly more
 # origins than not (one-sided sign test, p < SIGN_ALPHA: with 12 origins, worse at 11 or 12; below 7 origins
@@ -113,12 +114,26 @@ def _coverage(abs_err: FloatArray, half80: FloatArray) -> float:
     return float(inside[ok].mean())
 
 
+def trimmed_mean(stack: FloatArray, share: float = TRIM_SHARE) -> FloatArray:
+    """Per cell (axis 0 holds the members), the mean of the finite values left after dropping floor(share n)
+    of the n from each end (Jose & Winkler 2008); nothing is dropped from fewer than 1 / share values."""
+    s = np.sort(stack, axis=0)  # NaN last
+    n = np.isfinite(s).sum(axis=0)
+    g = np.floor(share * n)
+    i = np.arange(s.shape[0]).reshape((-1,) + (1,) * (s.ndim - 1))
+    keep = (i >= g) & (i < n - g)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(np.where(keep, s, 0.0).sum(axis=0) / keep.sum(axis=0))
+
+
 def _combined_backtest(bt: Backtest, names: Sequence[str], how: str) -> FloatArray:
     stack = np.stack([bt.forecasts[n] for n in names])
     ok = np.isfinite(stack).any(axis=0)
     out = np.full(stack.shape[1:], np.nan)
     if ok.any():
-        out[ok] = (np.nanmean if how == "mean" else np.nanmedian)(stack[:, ok], axis=0)
+        part = stack[:, ok]
+        out[ok] = (np.nanmean(part, axis=0) if how == "mean" else trimmed_mean(part) if how == "trimmed"
+                   else np.nanmedian(part, axis=0))
     return out
 
 
@@ -217,13 +232,15 @@ def forecast(
         selected = [n for n in pool[: len(pool) if k is None else min(k, len(pool))] if n in kept] or pool[:1]
         outvoted = {n: t for n in selected[1:] if (t := one_step_sign_test(bt, n, reference)).p < SIGN_ALPHA}
         selected = [n for n in selected if n not in outvoted]
-        method = (f"{combine} of {len(selected)} of {len(names)} members ({', '.join(selected)}) by backtest MASE"
+        label = "trimmed mean" if combine == "trimmed" else combine
+        method = (f"{label} of {len(selected)} of {len(names)} members ({', '.join(selected)}) by backtest MASE"
                   if len(selected) > 1 else f"best of {len(names)} members by backtest MASE: {selected[0]}")
         if outvoted:
             method += f"; {len(outvoted)} left out as worse than {reference} one step ahead (sign test)"
 
     stack = np.stack([full[n] for n in selected])
-    center = stack.mean(axis=0) if combine == "mean" else np.median(stack, axis=0)
+    center = (stack.mean(axis=0) if combine == "mean" else trimmed_mean(stack) if combine == "trimmed"
+              else np.median(stack, axis=0))
     comb_bt = _combined_backtest(bt, selected, combine)
     weights = {n: 1.0 / len(selected) for n in selected}
     if blend is not None and blended is not None and np.all(np.isfinite(full[blended])):

@@ -1,7 +1,7 @@
 """Forecast or score every series of a long CSV panel, in parallel over the cores.
 
     python -m forecasts.demand.engine.panel PATH --frequency A|Q|M|S --horizon H --out FILE
-        [--holdout H] [--json] [--jobs N] [--k K] [--pin MEMBER]
+        [--holdout H] [--json] [--jobs N] [--k K] [--pin MEMBER] [--combine median|mean|trimmed]
 
 Input: a CSV (gzip allowed) with a header naming at least ``series_id``, ``timestamp`` and
 ``value`` (other columns are ignored, so the M3 ``*_TSTS.csv.gz`` files read as they are).
@@ -52,7 +52,7 @@ from forecasts.units import PERIOD_UNITS
 
 from . import gbm, pooled
 from .backtest import MAX_ORIGINS
-from .core import DEFAULT_K, NOT_COMBINED, forecast
+from .core import COMBINE, DEFAULT_K, NOT_COMBINED, forecast
 from .members import ALL_MEMBERS, STAT_MEMBERS
 from .panel_input import PanelError, PanelSeries, read_panel
 from .results import EngineForecast, clean
@@ -94,6 +94,7 @@ class Options:
     global_weight: float | None = None  # None: the learner's default (DEFAULT_WEIGHTS); 0: no pooled member
     global_learner: str = LEARNERS[0]
     global_anchor: str = "auto"  # the trees' targets from: "level", "last" or "auto" (anchor_used)
+    combine: str = "median"  # the local members' per-step combination (core.COMBINE), before the pooled blend
 
 
 @dataclass
@@ -246,7 +247,7 @@ def run_one(series: PanelSeries, opts: Options, table: Mapping[int, np.ndarray] 
     if table is not None and finite.size:
         extra.append(pooled.PooledMember(table, int(train.size - finite[0])))
     try:
-        fc = forecast(train, h, season_length=m, members=opts.members, k=opts.k, pin=opts.pin,
+        fc = forecast(train, h, season_length=m, members=opts.members, k=opts.k, pin=opts.pin, combine=opts.combine,
                       extra_members=extra, blend=(pooled.NAME, weight_used(opts)) if extra else None,
                       unit=PERIOD_UNITS[opts.frequency])
     except ValueError as exc:
@@ -363,6 +364,8 @@ def summarise(outcomes: list[SeriesOutcome], opts: Options, seconds: float, jobs
     elif opts.global_weight is None:
         summary["global_note"] = ("no pooled global member: by default only yearly and quarterly panels get one, "
                                   "where it was checked (ask for one with a global weight)")
+    if opts.combine != "median":
+        summary["combine"] = opts.combine
     if opts.holdout:
         methods: dict[str, dict[str, list[float]]] = {}
         for o in done:
@@ -411,6 +414,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--global-anchor", choices=GLOBAL_ANCHORS, default="auto",
                    help="the trees' targets: log changes from the window's level, its last value, or auto "
                         "(default: the last value for yearly panels, the level for seasonal ones)")
+    p.add_argument("--combine", choices=COMBINE, default="median",
+                   help="the local members' per-step combination: median (default), mean or trimmed (20%% from "
+                        "each end)")
     a = p.parse_args(argv)
     if a.horizon < 1 or a.holdout < 0:
         p.error("--horizon must be at least 1 and --holdout at least 0")
@@ -426,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         p.error(f"unknown member {unknown[0]!r}; choose from {', '.join(ALL_MEMBERS)}")
     opts = Options(a.frequency, a.horizon, a.holdout, a.k, a.pin, members, a.global_weight, a.global_learner,
-                   a.global_anchor)
+                   a.global_anchor, a.combine)
     jobs = a.jobs or os.cpu_count() or 1
     t0 = time.perf_counter()
     outcomes = run_panel(series, opts, jobs, progress=Progress(sys.stderr))

@@ -7,6 +7,7 @@ import pytest
 
 from forecasts.demand.engine import ShortHistoryError, choose_log, forecast, growth_rate_projection
 from forecasts.demand.engine.backtest import MAX_ORIGINS, plan_origins
+from forecasts.demand.engine.core import trimmed_mean
 from forecasts.demand.engine.intervals import calibrate, sample_paths
 
 
@@ -218,6 +219,21 @@ def test_the_default_combination_is_the_per_step_median_of_the_selected_members(
     assert fc.column("median") == pytest.approx(np.median(medians, axis=0))
     mean = forecast(y, 4, combine="mean")
     assert mean.column("median") == pytest.approx(np.mean(medians, axis=0))
+    trimmed = forecast(y, 4, combine="trimmed")  # floor(0.2 n) of the n members dropped from each end
+    cut = int(0.2 * len(medians))
+    assert trimmed.method.startswith("trimmed mean of")
+    assert trimmed.column("median") == pytest.approx(np.sort(medians, axis=0)[cut: len(medians) - cut].mean(axis=0))
+    with pytest.raises(ValueError, match="combine must be one of mean, median, trimmed"):
+        forecast(y, 4, combine="mode")
+
+
+def test_the_trimmed_mean_drops_a_fifth_from_each_end_skips_gaps_and_trims_nothing_below_five():
+    ten = np.array([[v, 2 * v] for v in (1.0, 2, 3, 4, 5, 6, 7, 8, 9, 1000)])  # 10 members, 2 cells
+    assert trimmed_mean(ten) == pytest.approx([5.5, 11.0])  # 1, 2 and 9, 1000 dropped: mean of 3..8
+    four = np.array([1.0, 2.0, 3.0, 100.0])
+    assert trimmed_mean(four) == pytest.approx(26.5)  # floor(0.8) = 0 dropped: the plain mean
+    gaps = np.array([[1.0], [np.nan], [2.0], [3.0], [4.0], [50.0], [np.nan]])  # 5 finite: 1 dropped from each end
+    assert trimmed_mean(gaps) == pytest.approx([3.0])
 
 
 @pytest.mark.parametrize(("horizon", "season"), [(6, 1), (8, 4)])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -125,6 +126,27 @@ def test_the_panel_entry_point_writes_the_forecast_file(tmp_path, capsys):
     assert lines[1].startswith("A,2021-01,") and lines[2].startswith("A,2021-02,")
     assert main([str(tmp_path / "missing.csv"), "--frequency", "M", "--horizon", "2", "--out", str(out)]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_the_panel_command_combines_the_local_members_as_asked_and_says_so(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    panel = {f"S{k}": [(str(1970 + i), 100 * np.exp(0.05 * i + 0.1 * rng.normal())) for i in range(24)]
+             for k in range(4)}
+    path = tmp_path / "p.csv"
+    path.write_text(_panel_csv(panel))
+    args = [str(path), "--frequency", "A", "--horizon", "6", "--holdout", "6", "--jobs", "1", "--json"]
+    got = {}
+    for how in ("median", "mean", "trimmed"):
+        assert main([*args, "--out", str(tmp_path / f"{how}.csv"), "--combine", how]) == 0
+        got[how] = json.loads(capsys.readouterr().out)
+    assert "combine" not in got["median"]
+    assert got["mean"]["combine"] == "mean" and got["trimmed"]["combine"] == "trimmed"
+    combined = {how: s["scores"]["combined"]["smape"] for how, s in got.items()}
+    assert len(set(combined.values())) == 3  # three different forecasts of the same members
+    assert all(got[h]["scores"]["theta"] == got["median"]["scores"]["theta"] for h in got)  # members untouched
+    with pytest.raises(SystemExit):
+        main([*args, "--out", str(tmp_path / "x.csv"), "--combine", "mode"])
+    assert "invalid choice: 'mode'" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not SHARED_M3.is_dir(), reason=f"M3 data not present: {SHARED_M3} is absent")
