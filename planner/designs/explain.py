@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from planner.designs.capacity import resolve_assets
+from planner.designs.labels import BINDING_SLACK
 from planner.hardware.design_model import PipelineModel
 from planner.hardware.performance import usable_cores
 
@@ -167,6 +169,39 @@ def year_to_explain(purchases: Any, years: list[int]) -> tuple[int, str]:
     return max(years), "the last year (this plan buys no nodes for genomes)"
 
 
+def tier_use(design: Any, catalog: Any, pm: PipelineModel, year: int, tier: str | None, rho: float,
+             genomes: float, working_set_tb: float) -> dict[str, Any]:
+    """How full the pipeline tier runs at the operating point: its operations at ``rho`` (genomes/day it carries)
+    and, when it holds working sets (flash, or a fitted cache), its fast TB: the days of ingest a flash tier keeps
+    plus the working sets of the genomes in flight. The card said only 'flash holds 20 TB = 5.0 days of ingest', so
+    a second flash unit bought for the working sets (8 TB of ingest + 8.7 TB in flight > one 10 TB unit) read as
+    2.5x the ingest asked for. ``binds``: one unit fewer would not do (or within BINDING_SLACK, as the year table
+    marks a check)."""
+    if not tier:
+        return {}
+    units = sum(a.count for a in resolve_assets(design, catalog) if a.name == tier and a.active(year))
+    terms = pm.tier(tier)
+    ops = pm.tier_genomes_per_day_per_unit(tier, rho) * units
+    per_unit = pm.tier_genomes_per_day_per_unit(tier, rho)
+    # binds: one unit fewer (of two or more) would not carry the genomes served, or they are within BINDING_SLACK
+    ops_binds = math.isfinite(ops) and genomes > 0 and (units > 1 and ops - per_unit < genomes - 1e-9
+                                                        or ops - genomes <= BINDING_SLACK * ops)
+    out: dict[str, Any] = {"tier": tier, "units": units, "rho": rho, "ops_genomes": ops, "genomes": genomes,
+                           "working_set_tb": working_set_tb, "ops_binds": ops_binds}
+    if terms.working_set_tb_per_unit is not None:
+        demand = getattr(design, "demand", {}).get(year)
+        ingest = float(getattr(demand, "ingest_tb_per_day", 0.0) or 0.0)
+        reserve = design.flash_days * ingest if terms.holds_ingest else 0.0
+        fast = terms.working_set_tb_per_unit * units
+        used = reserve + working_set_tb
+        fewer = fast - terms.working_set_tb_per_unit
+        fast_binds = fast > 0 and working_set_tb > 0 and (units > 1 and fewer < used - 1e-9
+                                                          or fast - used <= BINDING_SLACK * fast)
+        out.update(fast_tb=fast, ingest_tb=reserve, flash_days=design.flash_days if terms.holds_ingest else 0.0,
+                   used_tb=used, full=used / fast if fast > 0 else 0.0, fewer_tb=fewer, fast_binds=fast_binds)
+    return out
+
+
 def explain_year(design: Any, catalog: Any, pm: PipelineModel, year_eval: Any,
                  candidates: list[str] | None = None) -> dict[str, Any]:
     """The design page's 'why these nodes' card for one evaluated year (a YearEvaluation or its dict).
@@ -201,4 +236,6 @@ def explain_year(design: Any, catalog: Any, pm: PipelineModel, year_eval: Any,
         "by_node": by_node, "chosen": chosen, "options": options, "break_even": be, "served": bool(by_node),
         "chosen_eligible": any(o.node == chosen and o.eligible for o in options),
         "turnaround_limit": design.turnaround_hours, "memory_note": memory_note(pm, options),
+        "tier_use": tier_use(design, catalog, pm, year, get("pipeline_storage"), rho, sum(by_node.values()),
+                             float(get("working_set_tb") or 0.0)),
     }

@@ -151,3 +151,24 @@ def test_a_zero_purchase_bound_is_refused(tmp_path: Path) -> None:
                     "time_limit_s: 30, max_count_per_year: 0,")
     with pytest.raises(Exception, match=r"optimize\.max_count_per_year: must be > 0, got 0 \(line 15\)"):
         call_command("optimize_design", str(path), stdout=io.StringIO(), stderr=io.StringIO())
+
+
+C4_PLAN = ("purchases: [{year: 2020, node_type: wide-64, count: 12}, {year: 2020, node_type: fat-36-64g, count: 7}, "
+           "{year: 2020, storage_system: nas-disk, count: 1}, {year: 2020, storage_system: flash-small, count: 2}]")
+
+
+@pytest.mark.django_db
+def test_the_page_says_the_working_sets_sized_the_flash(client: Any, planner_user: Any) -> None:
+    """c4's plan buys two 10 TB flash units for 2 days of 4 TB/day ingest: the card said only 'flash holds 20 TB =
+    5.0 days of ingest' (and the year table 'Flash for days of ingest 8 / 20 pass'), so the second unit read as
+    more than asked for. It now says what the flash holds and that one unit fewer would not do."""
+    call_command("import_catalog", str(CASES / "site_catalog.yaml"), stdout=io.StringIO())
+    text = (CASES / "c4_flash_working_sets.yaml").read_text().replace("purchases: []", C4_PLAN)
+    login(client, planner_user)
+    page = client.post("/designs/new/", {"scenario": text, "action": "evaluate"}, follow=True)
+    html = " ".join(page.content.decode().split())
+    assert ("2 flash-small at 0.10 busy carry 32.6 genomes/day of storage operations (<strong>binds</strong>: "
+            "20.0 run; one unit fewer would not carry them)") in html
+    assert "The 20.0 TB of flash hold 8.0 TB of ingest (2 days) and the 8.7 TB of working sets of 26.3 genomes in " \
+           "flight: 16.7 TB, 83 % full (<strong>binds</strong>: one unit fewer, 10.0 TB, would not hold them)" in html
+    assert "= 5.0 days of ingest" not in html
