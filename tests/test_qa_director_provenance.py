@@ -291,3 +291,29 @@ def test_the_catalog_page_says_where_each_price_comes_from(planner_user: Any) ->
     for row in [*catalog["node_types"], *catalog["storage_systems"]]:
         assert row.get("price_source"), row["name"]
         assert f"price ({row['price_date']}): {row['price_source']}" in page, row["name"]
+
+
+@pytest.mark.django_db
+def test_a_design_from_a_forecast_says_when_the_clusters_own_nodes_retire(
+        tmp_path: Any, departments: dict[str, Any], planner_user: Any) -> None:
+    """The demo's design for nexus owned its 3,584 cores in 2020, 1,024 in 2021 and none in 2022, which is why its
+    90% plan buys $1.5 M of nodes; the design page said only "Owns nexus's 3,584 recorded cores as amd-interlagos
+    nodes (56 nodes)". When the owned nodes retire, and by which assumption, is now said where the design is
+    described (its page, the designs list, the plan saved from it)."""
+    from datetime import date
+
+    from forecasts.models import ClusterCapacity
+    from planner.designs.services import design_evaluate
+    from planner.designs.services_paths import design_from_forecast
+    from tests.planner.reports_data import report_inputs
+
+    data = report_inputs(tmp_path, departments)  # minerva: 1,000 cores from 2020, history 2021-2023
+    ClusterCapacity.objects.create(cluster=data["cluster"], effective_from=date(2018, 1, 1), cores=512, nodes=8)
+    design = design_from_forecast(fit=data["fit"], start_year=2023, end_year=2024, node_type="amd-interlagos")
+    assert [(e["count"], e["purchase_year"]) for e in design.scenario["existing"]] == [(8, 2018), (8, 2020)]
+    text = design.scenario["description"]
+    assert "Of these, 8 nodes retire at the end of 2023 (the catalog's 5-year life, kept through 2023" in text
+    years = design_evaluate(design=design).result["years"]
+    assert [y["cores"] for y in years] == [1024, 512]  # what the sentence explains
+    page = login(Client(), planner_user).get(f"/designs/{design.pk}/").content.decode()
+    assert "8 nodes retire at the end of 2023" in page

@@ -275,6 +275,24 @@ def _check_plan_on(fit: ForecastFit, plan: SequencerPlan | None, plan_on_top: bo
             f"planner confirmed")
 
 
+def retirements(existing: list[dict[str, Any]], lifetime: int, start_year: int, end_year: int) -> str:
+    """When the owned nodes leave service inside the horizon, and why: " 40 nodes retire at the end of 2020 and 16
+    at the end of 2021 (the catalog's 5-year life, kept through 2020 as the records show them running)." The
+    purchases a plan makes to replace them are otherwise unexplained on the design page."""
+    by_year: dict[int, int] = {}
+    for e in existing:
+        last = e["purchase_year"] + e.get("lifetime_years", lifetime) - 1
+        if last < end_year:
+            by_year[last] = by_year.get(last, 0) + e["count"]
+    if not by_year:
+        return ""
+    parts = [f"{n} at the end of {y}" for y, n in sorted(by_year.items())]
+    text = parts[0].replace(" at", " nodes retire at", 1) + "".join(
+        f"{' and' if i == len(parts) - 1 else ','} {p}" for i, p in enumerate(parts[1:], start=1))
+    return (f" Of these, {text} (the catalog's {lifetime}-year life, kept through {start_year} for nodes the "
+            "records show running: edit existing[].lifetime_years if they serve longer).")
+
+
 def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, user: Any = None,
                          plan: SequencerPlan | None = None, node_type: str | None = None,
                          plan_on_top: bool = False) -> Any:
@@ -320,7 +338,8 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
         on = "that node's core." if seq is None else f"the plan's reference core ({ref_clock} GHz)."
         shared = f", shared with departments other than {fit.department.code}," if fit.department_id else ""
         data["description"] += (f" Owns {where}'s {inv.cores:,} recorded cores{shared} as {row.name} nodes"
-                                f" ({sum(e['count'] for e in inv.existing)} nodes); demand on {on}")
+                                f" ({sum(e['count'] for e in inv.existing)} nodes); demand on {on}"
+                                + retirements(inv.existing, row.lifetime_years, start_year, end_year))
         comment += (f"# existing: {where}'s capacity records as {row.name} nodes ({row.cores_per_node} cores), each "
                     f"step bought in its year; the catalog's {row.lifetime_years}-year lifetime, or through "
                     f"{start_year} for nodes the records show still running\n")
