@@ -48,6 +48,14 @@ ENUMERATED = [
                                     (2020, "flash-small", 2)}, 368522.10),
     # 40 GB a genome: the cheaper 64 GB node runs one genome at a time, the 128 GB node three
     ("c5_memory_binds.yaml", {(2020, "fat-36-128g", 4)}, 49348.16),
+    # 30 genomes/day on disk only: at 10 % busy a disk unit carries 6.5 genomes/day (5 units); at 40 % busy 26.1
+    # (2 units) with 0.68 instead of 1.21 genomes/day per wide node: the busier level is cheaper
+    ("c6_ops_bind.yaml", {(2020, "wide-64", 43), (2020, "fat-36-64g", 2), (2020, "nas-disk", 2)}, 631827.00),
+    # c3 with wide-64 at $22,500 (2.5x): narrow-8 throughout
+    ("c7_price_flip.yaml", {(2020, "narrow-8", 24), (2020, "flash-small", 1), (2020, "nas-disk", 1),
+                            (2021, "narrow-8", 11)}, 324923.76),
+    # c1 with $3,000 for 2021: the second wide node comes in 2020, the 2021 top-up is two 4-core nodes
+    ("c8_budget_early.yaml", {(2020, "wide-64", 2), (2020, "tiny-4", 1), (2021, "tiny-4", 2)}, 44685.72),
 ]
 
 
