@@ -82,6 +82,8 @@ def test_the_design_page_and_csv_give_the_annualised_cost_the_figure_divides(pla
     assert "annualised cost USD" in html
     assert f"{ev['annualised_cost_usd']:,.0f}" in html
     assert 'id="cost-rule"' in html and "price / service life" in html
+    rule = html.split('id="cost-rule"')[1].split("</li>")[0]
+    assert 'href="/hardware/"' in rule and "price's source" in rule  # where the prices come from
     rows = list(csv.DictReader(io.StringIO(client.get(f"/designs/{design.pk}/years.csv").content.decode())))
     first = rows[0]
     assert float(first["annualised_cost_usd"]) / float(first["core_hours_at_target"]) == pytest.approx(
