@@ -319,3 +319,22 @@ def test_a_design_from_a_forecast_says_when_the_clusters_own_nodes_retire(
     assert [y["cores"] for y in years] == [1024, 512]  # what the sentence explains
     page = login(Client(), planner_user).get(f"/designs/{design.pk}/").content.decode()
     assert "8 nodes retire at the end of 2023" in page
+
+
+@pytest.mark.django_db
+def test_the_workload_page_counts_departments_as_the_dashboard_and_report_do(
+        tmp_path: Any, departments: dict[str, Any], planner_user: Any) -> None:
+    """The demo's Workload page read "Users / projects / departments active 303 / 16 / 12" where the dashboard,
+    the Usage page and the grant report say 11 departments: it counted the Unassigned bucket as a department."""
+    import re
+
+    from forecasts.accounting.models import Department
+    from tests.forecasts.usage_data import load_usage
+
+    load_usage(tmp_path, departments)  # groups ggs and scb mapped; a third group's jobs are Unassigned
+    from forecasts.accounting.models import UsageMonthly
+
+    assert UsageMonthly.objects.filter(department__code=Department.UNASSIGNED_CODE).exists()
+    page = login(Client(), planner_user).get("/usage/workload/?cluster=minerva").content.decode()
+    row = re.search(r"departments active</th><td[^>]*>([^<]*)</td>", page).group(1)
+    assert row.split(" / ")[2].strip() == "2"

@@ -117,12 +117,16 @@ def _shape_rows(where: _Where) -> list[tuple[Any, ...]]:
 
 
 def _usage_counts(where: _Where) -> dict[str, int]:
+    """Active users, projects and departments; Unassigned is a bucket, not a department (as the dashboard and
+    the grant report count: "11 departments", not 12)."""
     sql = f"""
-        SELECT count(DISTINCT i."user"), count(DISTINCT u.project_id), count(DISTINCT u.department_id)
+        SELECT count(DISTINCT i."user"), count(DISTINCT u.project_id),
+            count(DISTINCT u.department_id) FILTER (WHERE u.department_id IS DISTINCT FROM
+                (SELECT id FROM forecasts_department WHERE code = %(unassigned_code)s))
         FROM forecasts_usagemonthly u JOIN forecasts_identity i ON i.id = u.identity_id
         WHERE {where.render("u", "u")}
     """
-    users, projects, departments = _fetch(sql, where.params)[0]
+    users, projects, departments = _fetch(sql, where.params | {"unassigned_code": Department.UNASSIGNED_CODE})[0]
     return {"users": users, "projects": projects, "departments": departments}
 
 
