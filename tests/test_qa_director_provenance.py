@@ -338,3 +338,26 @@ def test_the_workload_page_counts_departments_as_the_dashboard_and_report_do(
     page = login(Client(), planner_user).get("/usage/workload/?cluster=minerva").content.decode()
     row = re.search(r"departments active</th><td[^>]*>([^<]*)</td>", page).group(1)
     assert row.split(" / ")[2].strip() == "2"
+
+
+@pytest.mark.django_db
+def test_the_chargeback_month_page_names_the_rates_its_totals_come_from(
+        departments: dict[str, Any], tmp_path: Any, admin_user: Any) -> None:
+    """The demo's month page totalled $46,708.34 for December 2019 without naming the rate plan or its rates
+    (the statements name it one level down); a director quoting the total could not say what it was priced at."""
+    import html as html_lib
+
+    from forecasts.chargeback.models import RatePlan
+    from forecasts.chargeback.services import statements_compute
+    from tests.forecasts.chargeback_data import logs_cover_march, minerva_plan, small_site
+
+    site = small_site(tmp_path)
+    logs_cover_march(tmp_path)
+    minerva_plan()
+    statements_compute(month=site["month"])
+    plan = RatePlan.objects.get()
+    page = html_lib.unescape(login(Client(), admin_user).get(
+        f"/chargeback/?month={site['month']:%Y-%m}").content.decode())
+    line = page.split('id="rate-plans">')[1].split("</p>")[0]
+    assert plan.name in line and f"from {plan.effective_from:%Y-%m-%d}" in line
+    assert not plan.note or plan.note in line

@@ -106,7 +106,11 @@ def index(request: HttpRequest) -> HttpResponse:
                     "departments_count": len(statements) - len(unassigned), "unassigned": unassigned,
                     "partial": partial, "partial_months": list(partials), "logs_end_inside": partial is not None,
                     "provisional": bool(month) and month_is_provisional(month, timezone.now().date()),
-                    "no_storage": bool(statements) and all(NO_STORAGE_NOTE in s.notes for s in statements)})
+                    "no_storage": bool(statements) and all(NO_STORAGE_NOTE in s.notes for s in statements),
+                    # the rates the month's figures come from, named on the page that totals them
+                    "rate_plans": RatePlan.objects.filter(pk__in={s.plan_id for s in statements}).order_by(
+                        "effective_from"),
+                    "unnamed_plans": sorted({s.plan_name for s in statements if s.plan_id is None})})
     if month and not statements:  # nothing computed for this month: say whether there is usage to compute
         logs_ended = logs_end()
         context.update({"month_has_usage": sel.month_has_usage(request.user, month), "logs_ended": logs_ended,
