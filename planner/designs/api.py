@@ -26,6 +26,7 @@ from planner.hardware.catalog import BENCHMARK_POSITIVE, NODE_POSITIVE, STORAGE_
 from planner.hardware.models import Benchmark, NodeType, StorageSystem
 from planner.hardware.services import CatalogImportError
 from planner.roles import IsPlanner
+from planner.web.yaml_lines import with_lines
 
 
 class NodeTypeSerializer(serializers.ModelSerializer):
@@ -119,8 +120,12 @@ class DesignSerializer(serializers.ModelSerializer):
                                      "percentile": s["percentile"]} for s in ev.price_sources or []]}
 
 
-def _scenario_error(exc: ScenarioError | CatalogImportError) -> Response:
+def _scenario_error(exc: ScenarioError | CatalogImportError, text: Any = None) -> Response:
+    """``text``: the scenario posted; its errors then end with their line, as the editor's and the command's do
+    (the API said 'prices.nodes.wide-64.price_usd: must be > 0, got -9000' where they say '... (line 15)')."""
     errors = getattr(exc, "errors", None) or [str(exc)]
+    if isinstance(text, str) and isinstance(exc, ScenarioError):
+        errors = with_lines(errors, text)
     return Response({"scenario_yaml": errors}, status=status.HTTP_400_BAD_REQUEST)
 
 
@@ -155,7 +160,7 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Cre
         try:
             return super().create(request, *args, **kwargs)
         except (ScenarioError, CatalogImportError) as exc:
-            return _scenario_error(exc)
+            return _scenario_error(exc, request.data.get("scenario_yaml"))
 
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         design = self.get_object()
@@ -166,7 +171,7 @@ class DesignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Cre
             with transaction.atomic():
                 new = design_create(text=text, name=ser.validated_data.get("name"), user=request.user, parent=design)
         except (ScenarioError, CatalogImportError) as exc:
-            return _scenario_error(exc)
+            return _scenario_error(exc, text)
         return Response(self.get_serializer(new).data)
 
     @extend_schema(request=None, responses={200: EvaluationSerializer, 400: OpenApiResponse(description="invalid")})

@@ -180,3 +180,22 @@ def test_the_page_says_the_working_sets_sized_the_flash(client: Any, planner_use
     assert "The 20.0 TB of flash hold 8.0 TB of ingest (2 days) and the 8.7 TB of working sets of 26.3 genomes in " \
            "flight: 16.7 TB, 83 % full (<strong>binds</strong>: one unit fewer, 10.0 TB, would not hold them)" in html
     assert "= 5.0 days of ingest" not in html
+
+
+@pytest.mark.django_db
+def test_the_api_names_the_line_of_a_bad_field(client: Any, planner_user: Any) -> None:
+    """The editor and the command end a field's error with its line; the API did not."""
+    call_command("import_catalog", str(CASES / "site_catalog.yaml"), stdout=io.StringIO())
+    text = (CASES / "c7_price_flip.yaml").read_text().replace("price_usd: 22500", "price_usd: -9000")
+    login(client, planner_user)
+    response = client.post("/api/v1/designs/", {"name": "negative", "scenario_yaml": text},
+                           content_type="application/json")
+    assert response.status_code == 400
+    assert response.json() == {"scenario_yaml": ["prices.nodes.wide-64.price_usd: must be > 0, got -9000 (line 18)"]}
+    good = client.post("/api/v1/designs/", {"name": "c7", "scenario_yaml": (CASES / "c7_price_flip.yaml").read_text()},
+                       content_type="application/json").json()
+    response = client.put(f"/api/v1/designs/{good['id']}/", {"scenario_yaml": text},
+                          content_type="application/json")
+    assert response.status_code == 400
+    assert response.json() == {"scenario_yaml": ["prices.nodes.wide-64.price_usd: must be > 0, got -9000 (line 18)"]}
+
