@@ -327,6 +327,8 @@ def scenario_from_dict(data: dict[str, Any], base_dir: str | Path | None = None,
         year = v.integer(raw, "year", path)
         if year in demand:
             v.err(f"{path}.year", f"duplicate year {year}")
+        elif years and year and year not in years:  # was ignored: a year typed past the horizon checked nothing
+            v.err(f"{path}.year", f"{year} outside the horizon {start}..{end}")
         for k in REQUIRED_DEMAND:
             if k not in off and raw.get(k) is None and isinstance(raw, dict) and raw:
                 v.err(f"{path}.{k}", "required (or turn the check off: constraints.off: [" + k + "])")

@@ -199,3 +199,12 @@ def test_the_api_names_the_line_of_a_bad_field(client: Any, planner_user: Any) -
     assert response.status_code == 400
     assert response.json() == {"scenario_yaml": ["prices.nodes.wide-64.price_usd: must be > 0, got -9000 (line 18)"]}
 
+
+def test_demand_for_a_year_past_the_horizon_is_refused(tmp_path: Path) -> None:
+    """A demand entry outside the horizon was dropped with no word: a planner adding 2022's figures to a 2020-2021
+    scenario saw them checked nowhere."""
+    path = _variant(tmp_path, "c7_price_flip.yaml", "genomes_per_day: 9, ingest_tb_per_day: 0.5}",
+                    "genomes_per_day: 9, ingest_tb_per_day: 0.5}\n  - {year: 2022, storage_tb: 70, "
+                    "genomes_per_day: 12, ingest_tb_per_day: 0.5}")
+    with pytest.raises(Exception, match=r"demand\[2\]\.year: 2022 outside the horizon 2020\.\.2021 \(line 10\)"):
+        call_command("evaluate_design", str(path), stdout=io.StringIO(), stderr=io.StringIO())
