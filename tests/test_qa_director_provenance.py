@@ -361,3 +361,12 @@ def test_the_chargeback_month_page_names_the_rates_its_totals_come_from(
     line = page.split('id="rate-plans">')[1].split("</p>")[0]
     assert plan.name in line and f"from {plan.effective_from:%Y-%m-%d}" in line
     assert not plan.note or plan.note in line
+
+
+def test_the_demo_rate_plan_says_its_rates_are_illustrative() -> None:
+    """The demo's rates are invented (the fixture's comment says so), but the note the pages show read as a site's
+    own price list; a visitor quoting the demo's chargeback totals should see that the rates are illustrative."""
+    import yaml
+
+    note = yaml.safe_load((ROOT / "fixtures" / "demo_rates.yaml").read_text())["note"]
+    assert note.startswith("Illustrative demo rates")
