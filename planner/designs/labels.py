@@ -171,3 +171,19 @@ def reference_core_label(scenario: dict[str, Any]) -> str:
     if ref.get("note"):
         return f"{core} ({ref['note']})"
     return core + ("" if ref.get("clock_ghz") else " (the default; reference_core in the scenario)")
+
+
+def typed_prices(price_index: dict[str, Any] | None) -> str:
+    """A scenario's own ``prices:`` (not a forecast) in one line for the comparison: 'wide-64 x2.50' per item, a
+    range when the multiplier moves over the years ('nas-disk x1.00 to x0.50, 2020-2023'). The comparison said
+    'catalog prices, constant' for a design pricing a node at 2.5x its catalog price."""
+    parts = []
+    for group in ("nodes", "storage"):
+        for name, table in sorted((price_index or {}).get(group, {}).items()):
+            years = sorted(table, key=int)
+            if not years:
+                continue
+            values = [float(table[y]) for y in years]
+            parts.append(f"{name} x{values[0]:.2f}" if max(values) - min(values) < 5e-3
+                         else f"{name} x{values[0]:.2f} to x{values[-1]:.2f}, {years[0]}-{years[-1]}")
+    return "; ".join(parts)

@@ -28,6 +28,7 @@ from planner.designs.labels import (
     is_binding,
     reference_core_label,
     run_status,
+    typed_prices,
 )
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.scenario import ScenarioError
@@ -443,7 +444,8 @@ def compare(request: HttpRequest) -> HttpResponse:
             except (ScenarioError, CatalogImportError) as exc:
                 messages.error(request, f"Sensitivity of {d.name}: {exc}")
         items.append({"design": d, "ev": ev, "sens": sens, "tag": f"D{i + 1}",
-                      "prices": price_sources_summary(ev.price_sources) if ev else []})
+                      "prices": price_sources_summary(ev.price_sources) if ev else [],
+                      "typed_prices": typed_prices(ev.result.get("price_index")) if ev else ""})
     series = [(f"D{it['tag'][1:]} {it['design'].name}", it["ev"].result) for it in items if it["ev"]]
     years = sorted({y["year"] for _, r in series for y in r["years"]})
     table = []

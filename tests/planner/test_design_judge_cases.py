@@ -208,3 +208,19 @@ def test_demand_for_a_year_past_the_horizon_is_refused(tmp_path: Path) -> None:
                     "genomes_per_day: 12, ingest_tb_per_day: 0.5}")
     with pytest.raises(Exception, match=r"demand\[2\]\.year: 2022 outside the horizon 2020\.\.2021 \(line 10\)"):
         call_command("evaluate_design", str(path), stdout=io.StringIO(), stderr=io.StringIO())
+
+
+@pytest.mark.django_db
+def test_the_comparison_names_a_scenario_s_own_prices(client: Any, planner_user: Any) -> None:
+    """c7 prices wide-64 at $22,500 (2.5x the catalog's $9,000): the comparison's Prices row said 'catalog prices,
+    constant' for it, as for c3, so the node choice that flipped read as unexplained."""
+    call_command("import_catalog", str(CASES / "site_catalog.yaml"), stdout=io.StringIO())
+    login(client, planner_user)
+    ids = []
+    for name in ("c3_turnaround_narrow.yaml", "c7_price_flip.yaml"):
+        page = client.post("/designs/new/", {"scenario": (CASES / name).read_text(), "action": "evaluate"})
+        ids.append(int(page["Location"].rstrip("/").split("/")[-1]))
+    html = client.get(f"/designs/compare/?ids={ids[0]}&ids={ids[1]}").content.decode()
+    row = html.split("<td>Prices</td>")[1].split("</tr>")[0]
+    assert row.count("catalog prices, constant") == 1
+    assert "the scenario's prices: wide-64 x2.50 the catalog price" in row
