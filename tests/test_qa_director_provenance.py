@@ -370,3 +370,34 @@ def test_the_demo_rate_plan_says_its_rates_are_illustrative() -> None:
 
     note = yaml.safe_load((ROOT / "fixtures" / "demo_rates.yaml").read_text())["note"]
     assert note.startswith("Illustrative demo rates")
+
+
+@pytest.mark.django_db
+def test_the_report_states_the_growth_rate_of_its_forecast_from_its_own_table(
+        tmp_path: Any, departments: dict[str, Any]) -> None:
+    """A grant narrative quotes a growth rate ("demand grows 19% a year"); the demo report gave 2019's observed
+    20.8 M and 2022's median 35.3 M but no rate, so a director worked one out by hand, or quoted 28% (the
+    dashboard's last-12-months growth). The projection sentence now gives the compound rate, from the table's
+    own figures."""
+    import re
+
+    from planner.designs.services_paths import design_from_forecast
+    from planner.reports.gather import gather_facts
+    from planner.reports.sections import build_document
+    from tests.planner.reports_data import report_inputs
+
+    data = report_inputs(tmp_path, departments)  # history 2021-2023, the fit 2024-2025
+    design = design_from_forecast(fit=data["fit"], start_year=2023, end_year=2024)
+    doc = build_document(gather_facts(design=design, cluster=data["cluster"], forecast=data["fit"]))
+    text = next(p.text for p in doc.paragraphs() if p.key == "projections")
+    table = next(t for t in doc.tables() if t.key == "forecast")
+    rows = {r[0]: r for r in table.rows}
+    median = table.columns.index("median")
+    last_observed = max(y for y, r in rows.items() if r[table.columns.index("forecast months")] == "0" and
+                        r[table.columns.index("observed months")] == "12")
+    quoted = re.search(r"By (\d{4}), within the design's years", text).group(1)
+    rate = (float(rows[quoted][median].replace(",", "")) / float(rows[last_observed][median].replace(",", ""))) ** (
+        1 / (int(quoted) - int(last_observed))) - 1
+    found = re.search(r", ([+-]\d+)% a year compounded on (\d{4})'s observed", text)
+    assert found, text
+    assert found.group(2) == last_observed and int(found.group(1)) == round(rate * 100)

@@ -49,9 +49,11 @@ def _forecast_sentence(fc: dict[str, Any], horizon: tuple[int, int] | None) -> s
     future = [y for y in full if y.get("periods_forecast")] or full[-1:]
     units = fc["year_units"]
 
+    observed = [y for y in full if not y.get("periods_forecast")]
+
     def quote(y: dict[str, Any]) -> str:
         return (f"the median projection is {fmt_millions(y['median'])} {units} (80% interval "
-                f"{fmt_millions(y['p10'])} to {fmt_millions(y['p90'])})")
+                f"{fmt_millions(y['p10'])} to {fmt_millions(y['p90'])}){_growth(observed, y)}")
 
     if horizon is None:
         return f"By {future[-1]['year']} {quote(future[-1])}."
@@ -68,6 +70,17 @@ def _forecast_sentence(fc: dict[str, Any], horizon: tuple[int, int] | None) -> s
     elif inside[-1]["year"] < hi:
         text += f" The forecast ends in {inside[-1]['year']}, before the design's last year ({hi})."
     return text
+
+
+def _growth(observed: list[dict[str, Any]], y: dict[str, Any]) -> str:
+    """The growth rate a director would quote, said from the table's own figures: ", x% a year compounded on
+    2019's observed 20.8 M" (nothing without a whole observed year before ``y``, or with a zero)."""
+    base = next((o for o in reversed(observed) if o["year"] < y["year"]), None)
+    if base is None or not base.get("median") or not y.get("median") or base["median"] <= 0 or y["median"] <= 0:
+        return ""
+    rate = (y["median"] / base["median"]) ** (1 / (y["year"] - base["year"])) - 1
+    return (f", {rate * 100:+.0f}% a year compounded on {base['year']}'s observed {fmt_millions(base['median'])} "
+            "(the table below)")
 
 
 def _plan_sentence(plan: dict[str, Any], horizon: tuple[int, int] | None) -> str:
