@@ -155,7 +155,30 @@ def compute_capacity_rule(scenario: dict[str, Any]) -> str:
                    f"{default_target:.0%} utilisation target (the default; constraints.utilisation_target)")
     return (f"cores x 24 h x (365 - maintenance days) x utilisation target, each core weighted by clock x "
             f"architecture factor relative to the {reference_core_label(scenario)} (demand is counted on it too): "
-            f"{days_text}; {target_text}")
+            f"{days_text}; {target_text}{_share_text(scenario)}")
+
+
+def _share_text(scenario: dict[str, Any]) -> str:
+    """How the cores are split between the genomes/day and the core-hours checks. At genomics_share 1 (the default)
+    both checks see every core, so a plan meeting both holds the larger demand on its cores, not their sum: a
+    scenario giving core-hours and genomes/day for the same year was planned as if the genomes ran on the cores
+    the core-hours already filled, with no word on the page."""
+    from planner.designs.scenario import _yaml_off
+
+    constraints = _yaml_off(scenario.get("constraints") or {})
+    share = constraints.get("genomics_share")
+    off = set(constraints.get("off") or [])
+    if share is not None and float(share) < 1:
+        return (f"; genomics_share {float(share):g}: genomes/day run on {float(share):.0%} of the cores, the "
+                f"core-hours demand is checked on the other {1 - float(share):.0%}")
+    both = [d.get("year") for d in scenario.get("demand") or [] if isinstance(d, dict)
+            and _positive(d.get("core_hours")) and _positive(d.get("genomes_per_day"))]
+    if not both or {"core_hours", "genomes_per_day"} & off:
+        return ""
+    return (f"; genomics_share {'1' if share is not None else '1 (the default)'}: the core-hours and genomes/day "
+            f"checks both see every core, so in {', '.join(str(y) for y in both)} the plan holds the larger of the "
+            "two demands on its cores, not their sum; set constraints.genomics_share to the genomes' share of the "
+            "cores to split them")
 
 
 def reference_core_label(scenario: dict[str, Any]) -> str:
@@ -187,3 +210,10 @@ def typed_prices(price_index: dict[str, Any] | None) -> str:
             parts.append(f"{name} x{values[0]:.2f}" if max(values) - min(values) < 5e-3
                          else f"{name} x{values[0]:.2f} to x{values[-1]:.2f}, {years[0]}-{years[-1]}")
     return "; ".join(parts)
+
+
+def _positive(value: Any) -> bool:
+    try:
+        return float(value or 0) > 0
+    except (TypeError, ValueError):
+        return False

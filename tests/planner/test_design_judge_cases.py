@@ -224,3 +224,22 @@ def test_the_comparison_names_a_scenario_s_own_prices(client: Any, planner_user:
     row = html.split("<td>Prices</td>")[1].split("</tr>")[0]
     assert row.count("catalog prices, constant") == 1
     assert "the scenario's prices: wide-64 x2.50 the catalog price" in row
+
+
+@pytest.mark.django_db
+def test_the_page_says_when_both_demands_share_every_core(client: Any, planner_user: Any) -> None:
+    """d1 asks 1.5 M core-hours and 9 genomes/day of the same cores at genomics_share 1 (the default): the plan
+    holds the larger of the two (its 2021 genomes keep every wide node busy while the core-hours check counts the
+    same cores again), and the page said nothing of it."""
+    call_command("import_catalog", str(CASES / "site_catalog.yaml"), stdout=io.StringIO())
+    login(client, planner_user)
+    page = client.post("/designs/new/", {"scenario": (CASES / "d1_share_default.yaml").read_text(),
+                                         "action": "evaluate"}, follow=True)
+    rule = " ".join(page.content.decode().split('id="compute-rule"')[1].split("</li>")[0].split())
+    assert ("genomics_share 1 (the default): the core-hours and genomes/day checks both see every core, so in 2020, "
+            "2021 the plan holds the larger of the two demands on its cores, not their sum") in rule
+    page = client.post("/designs/new/", {"scenario": (CASES / "d1_share_default.yaml").read_text().replace(
+        "flash_days: 2", "flash_days: 2\n  genomics_share: 0.6"), "action": "evaluate"}, follow=True)
+    rule = " ".join(page.content.decode().split('id="compute-rule"')[1].split("</li>")[0].split())
+    assert "genomics_share 0.6: genomes/day run on 60% of the cores, the core-hours demand is checked on the " \
+           "other 40%" in rule
