@@ -56,6 +56,11 @@ ENUMERATED = [
                             (2021, "narrow-8", 11)}, 324923.76),
     # c1 with $3,000 for 2021: the second wide node comes in 2020, the 2021 top-up is two 4-core nodes
     ("c8_budget_early.yaml", {(2020, "wide-64", 2), (2020, "tiny-4", 1), (2021, "tiny-4", 2)}, 44685.72),
+    # c2 with the pipeline's own 3 and 4.2 GB/s in 2022-2023: the fast NAS again, not the cheaper slow one
+    ("c10_bandwidth.yaml", {(2020, "nas-disk", 1), (2021, "slow-nas", 1), (2022, "nas-disk", 1),
+                            (2023, "nas-disk", 1)}, 271521.07),
+    # c2 with disk prices rising to 2x by 2023: every unit in 2020 (four slow units write the ingest's 0.12 GB/s)
+    ("c11_rising_prices.yaml", {(2020, "slow-nas", 4)}, 350625.15),
 ]
 
 
