@@ -1,5 +1,6 @@
-"""Demo step for demand forecasting: the Minerva plan, core-hour fits of the demo usage, and an
-illustrative disk-price series.  Idempotent and quick on a second run (skips what exists)."""
+"""Demo step for demand forecasting: the Minerva plan, core-hour fits of the demo usage, a storage (PB) fit of
+every file system's scans, and an illustrative disk-price series.  Idempotent and quick on a second run (skips
+what exists)."""
 
 from __future__ import annotations
 
@@ -61,6 +62,9 @@ def load_forecasts(log: Callable[[str], None]) -> None:
             specs.append(SeriesSpec("core_hours", cluster=c, exclude_department=genomics))
     if genomics is not None:
         specs.append(SeriesSpec("core_hours", exclude_department=genomics))
+    # storage: every file system's PB held together (a storage forecast takes no cluster), from the month each
+    # file system has been scanned; the forecast pages and the combined projection's storage trend show it
+    specs.append(SeriesSpec("storage_pb"))
     fitted = 0
     for spec in specs:
         if ForecastFit.objects.filter(metric=spec.metric, cluster=spec.cluster, department=spec.department,
@@ -70,5 +74,5 @@ def load_forecasts(log: Callable[[str], None]) -> None:
             forecast_fit_create(spec, horizon_months=36)
             fitted += 1
         except SeriesError as exc:
-            log(f"usage forecast {spec.label}: skipped ({exc})")
-    log(f"usage forecasts: {fitted} fitted, {len(specs) - fitted} already present or skipped")
+            log(f"forecast {spec.label}: skipped ({exc})")
+    log(f"usage and storage forecasts: {fitted} fitted, {len(specs) - fitted} already present or skipped")
