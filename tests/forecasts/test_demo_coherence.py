@@ -65,3 +65,40 @@ def test_the_demo_step_links_only_the_demo_plan_to_ggs(departments: dict[str, An
     assert rows["Minerva sequencer rollout (SC15 section 5)"].department is None
     # the combined projection's default plan (the first by name) is the demo institution's own
     assert SequencerPlan.objects.first().name == "Genomics core sequencing plan (NIGM demo)"
+
+
+def _stated(text: str, what: str) -> int:
+    import re
+
+    flat = " ".join(text.replace("#", " ").split())
+    found = re.search(rf"about (\d+) % of the {what}", flat)
+    assert found, f"no 'about N % of the {what}' in the text"
+    return int(found.group(1))
+
+
+def test_the_demo_institutions_words_on_genomics_match_its_generated_logs() -> None:
+    """The fixture said 'genomics two-thirds of use' (the Minerva paper's figure) while the demo's genomics
+    departments submit most jobs but use a small share of the core-hours; the words now give both shares, and
+    they must stay within a point or two of the logs the demo loads (the unix group is the department)."""
+    from forecasts.accounting.parsers.synth import default_people
+
+    genomics = {p.group for p in default_people() if p.profile == "genomics"}
+    md = {p.group for p in default_people() if p.profile == "md"}
+    jobs: Counter[str] = Counter()
+    hours: Counter[str] = Counter()
+    for line in demo_slurm_lines():
+        f = line.split("|")
+        kind = "genomics" if f[6] in genomics else "md" if f[6] in md else "other"
+        jobs[kind] += 1
+        hours[kind] += _seconds(f[14]) * int(f[18])
+    job_share = 100 * jobs["genomics"] / sum(jobs.values())
+    hour_share = 100 * hours["genomics"] / sum(hours.values())
+    md_share = 100 * hours["md"] / sum(hours.values())
+    fixture = (FIXTURES / "demo_institution.yaml").read_text().split("institution:")[0]
+    readme = (FIXTURES.parent / "README.md").read_text().split("## The demo in five minutes")[1].split("\n## ")[0]
+    for text in (fixture, readme):
+        assert "two-thirds" not in text
+        assert abs(_stated(text, "jobs") - job_share) <= 2, (job_share, text)
+        assert abs(_stated(text, "core-hours") - hour_share) <= 2, (hour_share, text)
+    assert sorted(genomics) == ["ggs", "micro", "onco", "psych"] and sorted(md) == ["pharm", "scb"]
+    assert abs(87 - md_share) <= 2, md_share
