@@ -46,13 +46,24 @@ def capacity_vs_demand(series: Series, band: dict[str, Any] | None = None) -> di
                      "y": [y["normalised_core_hours_at_target"] / 1e6 for y in res["years"]],
                      "marker": {"color": PALETTE[i % len(PALETTE)]},
                      "hovertemplate": "%{y:.1f} M core-hours"})
-    if series:
+    checked = bool(series) and core_hours_checked(series[0][1])
+    if checked:
         res = series[0][1]
         data.append({"type": "scatter", "mode": "lines+markers", "x": _years(res), "name": "demand",
                      "y": [y["demand_core_hours"] / 1e6 for y in res["years"]],
                      "line": {"color": DEMAND, "width": 3, "dash": "dash"}, "hovertemplate": "%{y:.1f} M demand"})
-    return {"data": data, "layout": _layout("Compute at the utilisation target vs demand (reference core)",
-                                            "M core-hours / year", barmode="group")}
+        title = "Compute at the utilisation target vs demand (reference core)"
+    else:  # a demand line at 0 read as "no core-hours asked" and every bar as spare capacity
+        title = ("Compute at the utilisation target (reference core): core-hours check off "
+                 "(constraints.off), no demand line")
+    return {"data": data, "layout": _layout(title, "M core-hours / year", barmode="group")}
+
+
+def core_hours_checked(result: dict[str, Any]) -> bool:
+    """Whether the evaluation checks core-hours demand (not listed under constraints.off): a result without a
+    single year is taken as checked, as before."""
+    years = result.get("years") or []
+    return not years or any(c.get("name") == "core_hours" for y in years for c in y.get("checks") or [])
 
 
 def cost_by_kind(series: Series) -> dict[str, Any]:

@@ -1,0 +1,46 @@
+"""The design page's claims an outside judge found wrong or unclear (session 27): what a director reads on the
+page and in its chart JSON, for the judge cases of tests/planner/judge_cases/."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+from tests.helpers import login
+
+CASES = Path(__file__).resolve().parent / "judge_cases"
+
+
+def _page(client: Any, planner_user: Any, text: str) -> str:
+    call_command("import_catalog", str(CASES / "site_catalog.yaml"), stdout=io.StringIO())
+    login(client, planner_user)
+    page = client.post("/designs/new/", {"scenario": text, "action": "evaluate"}, follow=True)
+    assert page.status_code == 200
+    return page.content.decode()
+
+
+def _figure(html: str, name: str) -> dict[str, Any]:
+    found = re.search(rf'<script id="{name}" type="application/json">(.*?)</script>', html, re.S)
+    assert found, name
+    return json.loads(found.group(1))
+
+
+@pytest.mark.django_db
+def test_the_compute_chart_draws_no_demand_line_when_the_check_is_off(client: Any, planner_user: Any) -> None:
+    """c3 turns the core-hours check off (constraints.off: [core_hours, files]): the compute chart still drew a
+    'demand' line at 0, read as no core-hours asked and every bar as spare."""
+    fig = _figure(_page(client, planner_user, (CASES / "c3_turnaround_narrow.yaml").read_text()), "fig-capacity")
+    assert [t["name"] for t in fig["data"] if t["type"] == "scatter"] == []
+    assert "core-hours check off" in fig["layout"]["title"]["text"]
+    assert any(t["type"] == "bar" for t in fig["data"])  # the capacity bars stay
+    # c1 checks core-hours: its demand line stays, at the demand asked
+    fig = _figure(_page(client, planner_user, (CASES / "c1_tiny_site.yaml").read_text()), "fig-capacity")
+    demand = next(t for t in fig["data"] if t["name"] == "demand")
+    assert demand["y"] == [0.3, 0.6]
+    assert "check off" not in fig["layout"]["title"]["text"]
