@@ -59,6 +59,7 @@ PURE_CORE = [
     "planner/designs/explain.py",
     "planner/designs/labels.py",
     "planner/designs/compare_why.py",
+    "planner/designs/binding.py",
     "planner/hardware/report.py",
     "planner/hardware/limits.py",
     "planner/hardware/labels.py",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.designs.capacity import resolve_assets
-from planner.designs.labels import BINDING_SLACK
+from planner.designs.labels import binds
 from planner.hardware.design_model import PipelineModel
 from planner.hardware.performance import usable_cores
 
@@ -175,17 +175,15 @@ def tier_use(design: Any, catalog: Any, pm: PipelineModel, year: int, tier: str 
     and, when it holds working sets (flash, or a fitted cache), its fast TB: the days of ingest a flash tier keeps
     plus the working sets of the genomes in flight. The card said only 'flash holds 20 TB = 5.0 days of ingest', so
     a second flash unit bought for the working sets (8 TB of ingest + 8.7 TB in flight > one 10 TB unit) read as
-    2.5x the ingest asked for. ``binds``: one unit fewer would not do (or within BINDING_SLACK, as the year table
-    marks a check)."""
+    2.5x the ingest asked for. ``binds``: one unit fewer would not do (``labels.binds``, the year table's rule)."""
     if not tier:
         return {}
     units = sum(a.count for a in resolve_assets(design, catalog) if a.name == tier and a.active(year))
     terms = pm.tier(tier)
     ops = pm.tier_genomes_per_day_per_unit(tier, rho) * units
     per_unit = pm.tier_genomes_per_day_per_unit(tier, rho)
-    # binds: one unit fewer (of two or more) would not carry the genomes served, or they are within BINDING_SLACK
-    ops_binds = math.isfinite(ops) and genomes > 0 and (units > 1 and ops - per_unit < genomes - 1e-9
-                                                        or ops - genomes <= BINDING_SLACK * ops)
+    # binds: one unit fewer (of two or more) would not carry the genomes served (labels.binds)
+    ops_binds = math.isfinite(ops) and binds(genomes, ops, ops - per_unit, units)
     out: dict[str, Any] = {"tier": tier, "units": units, "rho": rho, "ops_genomes": ops, "genomes": genomes,
                            "working_set_tb": working_set_tb, "ops_binds": ops_binds}
     if terms.working_set_tb_per_unit is not None:
@@ -195,8 +193,7 @@ def tier_use(design: Any, catalog: Any, pm: PipelineModel, year: int, tier: str 
         fast = terms.working_set_tb_per_unit * units
         used = reserve + working_set_tb
         fewer = fast - terms.working_set_tb_per_unit
-        fast_binds = fast > 0 and working_set_tb > 0 and (units > 1 and fewer < used - 1e-9
-                                                          or fast - used <= BINDING_SLACK * fast)
+        fast_binds = working_set_tb > 0 and binds(used, fast, fewer, units)
         out.update(fast_tb=fast, ingest_tb=reserve, flash_days=design.flash_days if terms.holds_ingest else 0.0,
                    used_tb=used, full=used / fast if fast > 0 else 0.0, fewer_tb=fewer, fast_binds=fast_binds)
     return out

@@ -126,15 +126,30 @@ def any_figure(rows: Any, keys: tuple[str, ...] | list[str]) -> bool:
     return any(bool(row.get(k)) for row in rows or [] for k in keys)
 
 
-# A met constraint with less slack than this share of its requirement is what sized the purchase: the page
-# marks it "binds" (a reading aid, not a rule of the evaluation or the optimiser).
+# A met constraint that one unit fewer would break sized the purchase: the page marks it "binds" (a reading aid,
+# not a rule of the evaluation or the optimiser). Where no unit can be taken away, less slack than this share of
+# its requirement stands in for that rule.
 BINDING_SLACK = 0.05
 
 
-def is_binding(check: dict[str, Any]) -> bool:
-    """A check that passed within BINDING_SLACK of its requirement: the constraint deciding that year's size."""
-    required, available = float(check.get("required") or 0.0), float(check.get("available") or 0.0)
-    return bool(check.get("passed")) and required > 0 and available - required <= BINDING_SLACK * required
+def binds(required: float, available: float, fewer: float | None = None, units: int = 0) -> bool:
+    """Whether a met requirement sized the purchase: one unit fewer of what provides it (``fewer``: what is
+    available without the unit whose loss costs it least; ``units`` of them) would not meet it. With a single
+    unit (one fewer leaves none, which no requirement survives) or nothing to take a unit from (a budget), when
+    it is met within BINDING_SLACK. The year table's checks and the 'why these nodes' card's tier both use it."""
+    tol = 1e-9 * max(1.0, abs(required))
+    if required <= 0 or available < required - tol:
+        return False
+    if fewer is not None and units > 1:
+        return fewer < required - tol
+    return available - required <= BINDING_SLACK * required
+
+
+def is_binding(check: dict[str, Any], fewer: float | None = None, units: int = 0) -> bool:
+    """A check that passed and binds (``binds``): the constraint deciding that year's size."""
+    if not check.get("passed"):
+        return False
+    return binds(float(check.get("required") or 0.0), float(check.get("available") or 0.0), fewer, units)
 
 
 def compute_capacity_rule(scenario: dict[str, Any]) -> str:

@@ -278,3 +278,15 @@ def design_explanation(design: Design, evaluation: DesignEvaluation) -> dict[str
     out["why_year"] = why_year
     out["arch_rules"] = {n: pm.arch_rule(n) for n in sc.catalog.node_types}
     return out
+
+
+def design_unit_losses(data: dict[str, Any]) -> dict[tuple[int, str], tuple[float, int]]:
+    """What one unit fewer takes from each met check of a scenario (planner.designs.binding), for the year table's
+    "binds" marker; empty when the scenario no longer reads against the catalog."""
+    from planner.designs.binding import unit_losses
+
+    try:
+        sc = design_scenario(data)
+    except ScenarioError:
+        return {}
+    return unit_losses(sc.design, sc.catalog)

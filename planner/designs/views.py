@@ -41,8 +41,10 @@ from planner.designs.services import (
     design_latest_versions,
     design_scenario,
     design_sensitivity,
+    design_unit_losses,
     optimizer_run_save_design,
     optimizer_run_start,
+    plan_as_scenario,
     scenario_parse_text,
 )
 from planner.designs.services_paths import service_level_run_start
@@ -92,8 +94,10 @@ def _year_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _checks_by_name(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per constraint, one cell per year: the pass/fail grid of the design page."""
+def _checks_by_name(result: dict[str, Any], losses: dict[tuple[int, str], tuple[float, int]] | None = None,
+                    ) -> list[dict[str, Any]]:
+    """One row per constraint, one cell per year: the pass/fail grid of the design page. ``losses``
+    (services.design_unit_losses): what one unit fewer takes from each check, for its "binds" marker."""
     names: list[str] = []
     for y in result["years"]:
         for c in y["checks"]:
@@ -104,7 +108,9 @@ def _checks_by_name(result: dict[str, Any]) -> list[dict[str, Any]]:
         cells = []
         for y in result["years"]:
             found = next((c for c in y["checks"] if c["name"] == name), None)
-            cells.append(dict(found, binding=is_binding(found)) if found else None)
+            loss, units = (losses or {}).get((int(y["year"]), name), (None, 0))
+            fewer = None if loss is None or not found else float(found.get("available") or 0.0) - loss
+            cells.append(dict(found, binding=is_binding(found, fewer, units)) if found else None)
         unit = next(c["unit"] for c in cells if c)
         grid.append({"name": name, "label": check_label(name), "unit": unit, "cells": cells})
     return grid
@@ -144,7 +150,7 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if ev:
         series = [(design.name, ev.result)]
         ctx |= {
-            "years": _year_rows(ev.result), "grid": _checks_by_name(ev.result),
+            "years": _year_rows(ev.result), "grid": _checks_by_name(ev.result, design_unit_losses(design.scenario)),
             "fig_capacity": charts.capacity_vs_demand(series, _band(design.scenario)),
             "fig_cost": charts.cost_by_kind(series), "fig_genomes": charts.genomes_per_day(series),
             "fig_cpg": charts.cost_per_genome(series), "fig_storage": charts.storage(series),
@@ -387,7 +393,8 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
             base = design_latest_evaluation(run.design)
             if base:
                 series.append((f"{run.design.name} (as given)", base.result))
-            ctx |= {"years": _year_rows(res["evaluation"]), "grid": _checks_by_name(res["evaluation"]),
+            losses = design_unit_losses(plan_as_scenario(run))
+            ctx |= {"years": _year_rows(res["evaluation"]), "grid": _checks_by_name(res["evaluation"], losses),
                     "fig_capacity": charts.capacity_vs_demand(series, _band(run.design.scenario)),
                     "fig_cost": charts.cost_by_kind(series[:1])}
     return render(request, "designs/run.html", ctx)

@@ -44,3 +44,30 @@ def test_the_compute_chart_draws_no_demand_line_when_the_check_is_off(client: An
     demand = next(t for t in fig["data"] if t["name"] == "demand")
     assert demand["y"] == [0.3, 0.6]
     assert "check off" not in fig["layout"]["title"]["text"]
+
+
+C1_PLAN = ("purchases: [{year: 2020, node_type: wide-64, count: 1}, {year: 2020, node_type: tiny-4, count: 2}, "
+           "{year: 2021, node_type: wide-64, count: 1}, {year: 2021, node_type: tiny-4, count: 1}]")
+
+
+def _grid_row(html: str, label: str) -> list[str]:
+    """The year table's cells of one constraint row, as text."""
+    row = html.split(f"<td>{label}")[1].split("</tr>")[0]
+    return [" ".join(re.sub(r"<[^>]+>", " ", c).split()) for c in row.split("<td class=")[1:]]
+
+
+@pytest.mark.django_db
+def test_the_year_table_marks_a_constraint_one_unit_fewer_would_break(client: Any, planner_user: Any) -> None:
+    """c1's cheapest plan meets 2020's 300,000 core-hours with 315,300 (5.1 % over: whole nodes), and one 4-core
+    node fewer falls short; the 5 % slack rule called it 'pass', so the constraint that sized the purchase went
+    unmarked. Its storage (one disk unit, 100 of 150 TB) is not marked."""
+    html = _page(client, planner_user, (CASES / "c1_tiny_site.yaml").read_text().replace("purchases: []", C1_PLAN))
+    cells = _grid_row(html, "Compute (core-hours at target)")
+    assert "300,000 / 315," in cells[0], cells
+    assert "✓ binds" in cells[0], cells
+    assert "✓ binds" in cells[1], cells
+    assert ["✓ binds" in c for c in _grid_row(html, "Online storage (TB at fullness limit)")] == [False, False]
+    # one 4-core node more in 2020: one fewer still meets it, so the row no longer says binds that year
+    more = C1_PLAN.replace("tiny-4, count: 2}", "tiny-4, count: 3}")
+    html = _page(client, planner_user, (CASES / "c1_tiny_site.yaml").read_text().replace("purchases: []", more))
+    assert "✓ binds" not in _grid_row(html, "Compute (core-hours at target)")[0]
