@@ -157,6 +157,23 @@ def check_range(key: str, value: float, where: str, path: str = "") -> None:
         raise PlanFieldError(f"{where}: {words}: {span}{hint}, got {value:g}", path)
 
 
+# The years a plan may cover: its figures are computed month by month (a plan ending in 9999 held a web worker
+# for hours); a century is far beyond any procurement horizon.
+PLAN_YEARS = (1970, 2199)
+PLAN_MAX_YEARS = 100
+
+
+def check_span(plan: SequencingPlan) -> None:
+    """PlanValueError unless the plan's start and end lie in PLAN_YEARS and at most PLAN_MAX_YEARS apart."""
+    for key, when in (("start", plan.start), ("end", plan.end)):
+        if not PLAN_YEARS[0] <= when.year <= PLAN_YEARS[1]:
+            raise PlanValueError(f"{key}: {when.isoformat()} is outside the years a plan can cover "
+                                 f"({PLAN_YEARS[0]}-{PLAN_YEARS[1]})", key)
+    if plan.end.year - plan.start.year >= PLAN_MAX_YEARS:
+        raise PlanValueError(f"end: {plan.end.isoformat()} is {plan.end.year - plan.start.year} years after the start; "
+                             f"a plan covers at most {PLAN_MAX_YEARS} years", "end")
+
+
 def check_ranges(plan: SequencingPlan) -> None:
     """Every number of ``plan`` inside its field's range (RANGES); the first one outside is named."""
     for n, t in plan.node_types.items():
@@ -267,6 +284,7 @@ def plan_from_dict(d: dict[str, Any], *, ranges: bool = True) -> SequencingPlan:
         department=_department(d.get("department")),
     )
     if ranges:
+        check_span(plan)
         check_ranges(plan)
     plan.validate()
     return plan

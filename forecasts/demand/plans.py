@@ -26,7 +26,7 @@ from forecasts.demand.sequencing import (
     yearly_figures,
 )
 from forecasts.units import TB_PER_PB, convert_core_hours
-from planner.web.textfiles import nul_at, nul_problem, yaml_error, yaml_load
+from planner.web.textfiles import UploadTextError, nul_at, nul_problem, upload_text, yaml_error, yaml_load
 from planner.web.yaml_lines import field_lines, path_line
 
 
@@ -137,10 +137,12 @@ def plan_import_file(path: str | Path, *, base: str | None = None, user: Any = N
     the latest version of the plan named ``base``.  ``department``: the code of the department whose
     sequencing a YAML plan is, when neither the file nor the plan's latest version names one."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
+    try:  # the upload page's rule: not UTF-8, or a NUL byte, is refused with its line; a byte-order mark is dropped
+        text = upload_text(p.read_bytes(), p.name)
     except OSError as exc:
         raise PlanError(f"{p}: cannot read: {exc.strerror}") from exc
+    except UploadTextError as exc:
+        raise PlanError(str(exc)) from None
     if p.suffix.lower() == ".csv":
         return plan_import_counts_csv(text, base=base, user=user, source=source, name=p.name)
     plan = plan_parse(text, name=p.name)

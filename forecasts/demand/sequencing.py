@@ -32,7 +32,7 @@ YAML schema (``plan_to_yaml`` / ``plan_from_yaml``)::
     department: <code>         # optional: the department whose sequencing this is (a department code; the
                                # Django service checks it exists); absent or null = not said
     start: YYYY-MM-DD          # first month of the plan (day ignored)
-    end: YYYY-MM-DD            # last month of the plan
+    end: YYYY-MM-DD            # last month of the plan (start and end in 1970-2199, at most 100 years apart)
     interpolation: linear|step
     reference_node: <node type name>
     node_types: {<name>: {clock_ghz: float, arch_factor: float, description: str}}

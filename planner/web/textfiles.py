@@ -101,7 +101,15 @@ def yaml_load(text: str) -> Any:
     YamlDuplicateKeyError (a yaml.MarkedYAMLError at the second key) instead of keeping the last value; a
     merge (``<<: *base``) and the keys that override it are not duplicates.
     """
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.reader.ReaderError as exc:  # a NUL or other control character: PyYAML gives a position, no line
+        at = text[:exc.position]
+        line, column = at.count("\n"), exc.position - (at.rfind("\n") + 1)
+        mark = yaml.Mark("<text>", exc.position, line, column, None, 0)
+        code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
+        raise yaml.MarkedYAMLError(problem=f"a control character ({code:#04x}) that YAML does not allow (a binary "
+                                   "or damaged file)", problem_mark=mark) from None
     try:
         node = loader.get_single_node()
         if node is None:

@@ -55,7 +55,7 @@ def test_a_counts_csv_error_names_its_line() -> None:
 @pytest.mark.parametrize(("text", "message"), [
     ("name: [unclosed\n", "plan.yaml, line 2, column 1: not valid YAML: expected ',' or ']'"),
     ("name: x\n start: 2014\n", "plan.yaml, line 2, column 7: not valid YAML: mapping values are not allowed here"),
-    ("\x11", "plan.yaml: not valid YAML: unacceptable character"),  # PyYAML gives no line for this one
+    ("\x11", "plan.yaml, line 1, column 1: not valid YAML: a control character (0x11) that YAML does not allow"),
 ])
 def test_a_plan_that_is_not_yaml_is_refused_with_its_line(text: str, message: str) -> None:
     from forecasts.demand.plans import PlanError, plan_parse

@@ -77,3 +77,22 @@ def test_a_nul_escape_in_a_yaml_plan_rate_file_or_role_mapping_is_refused_by_fie
         from forecasts.chargeback.demo import rate_plan_load_yaml
 
         rate_plan_load_yaml('name: "x\\0"\neffective_from: 2020-01-01\n')
+
+
+@pytest.mark.django_db
+def test_a_control_character_in_any_yaml_file_is_named_with_its_line(tmp_path: Any) -> None:
+    """PyYAML's reader error gives a position and no line ("unacceptable character #x0000 ... position 812", on
+    two lines); yaml_load turns it into a marked error, so every YAML reader names the line."""
+    from pathlib import Path
+
+    from django.core.management import CommandError, call_command
+
+    text = (Path(__file__).resolve().parents[2] / "fixtures" / "catalog.yaml").read_text()
+    text = text.replace("price_usd", "pri\x00ce_usd", 1)
+    line = next(i for i, row in enumerate(text.splitlines(), start=1) if "\x00" in row)
+    path = tmp_path / "catalog.yaml"
+    path.write_text(text)
+    with pytest.raises(CommandError) as err:
+        call_command("import_catalog", str(path))
+    assert str(err.value) == (f"{path}:{line}:8: YAML syntax error: a control character (0x00) that YAML does not "
+                              "allow (a binary or damaged file)")

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from planner.access.rules import RuleError
 from planner.access.services import mappings_import
+from planner.web.textfiles import UploadTextError, upload_text
 
 
 class Command(BaseCommand):
@@ -21,10 +22,12 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["path"])
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CommandError(f"{path}: cannot read ({exc})") from None
+        try:  # as the upload page: not UTF-8, or a NUL byte, is refused with its line
+            text = upload_text(path.read_bytes(), path.name)
+        except OSError as exc:
+            raise CommandError(f"{path}: cannot read ({exc.strerror})") from None
+        except UploadTextError as exc:
+            raise CommandError(str(exc)) from None
         try:
             result = mappings_import(text=text, filename=path.name, replace=options["replace"])
         except RuleError as exc:
