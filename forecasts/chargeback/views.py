@@ -83,6 +83,15 @@ def _months_by_year(months: list[Any]) -> list[tuple[int, list[str]]]:
     return list(years.items())
 
 
+def _with_note_clause(plans: Any) -> list[Any]:
+    """The rate plans with ``note_clause``: the note without its closing full stop, since the page writes it inside
+    a sentence it ends itself (the demo's note ended '... $5 per TB-month.' and the page read 'TB-month.. Each')."""
+    out = list(plans)
+    for p in out:
+        p.note_clause = (p.note or "").strip().rstrip(".").rstrip()
+    return out
+
+
 @_refusing_bad_parameters()
 def index(request: HttpRequest) -> HttpResponse:
     months = sel.months_with_statements(request.user)
@@ -108,8 +117,8 @@ def index(request: HttpRequest) -> HttpResponse:
                     "provisional": bool(month) and month_is_provisional(month, timezone.now().date()),
                     "no_storage": bool(statements) and all(NO_STORAGE_NOTE in s.notes for s in statements),
                     # the rates the month's figures come from, named on the page that totals them
-                    "rate_plans": RatePlan.objects.filter(pk__in={s.plan_id for s in statements}).order_by(
-                        "effective_from"),
+                    "rate_plans": _with_note_clause(RatePlan.objects.filter(
+                        pk__in={s.plan_id for s in statements}).order_by("effective_from")),
                     "unnamed_plans": sorted({s.plan_name for s in statements if s.plan_id is None})})
     if month and not statements:  # nothing computed for this month: say whether there is usage to compute
         logs_ended = logs_end()
