@@ -99,5 +99,5 @@ def test_the_import_command_loads_a_file_and_refuses_a_bad_one_in_one_line(depar
         call_command("import_group_mappings", str(bad))
     latin = tmp_path / "latin.csv"  # was "cannot read ('utf-8' codec can't decode byte 0xe9 in position 22: ...)"
     latin.write_bytes("group,role\nhpc,admin\ngénomique,planner\n".encode("latin-1"))
-    with pytest.raises(CommandError, match=r"^latin.csv line 3: not UTF-8 text \(byte 21\)"):
+    with pytest.raises(CommandError, match=r"^latin.csv line 3: not UTF-8 text \(byte 22\)"):
         call_command("import_group_mappings", str(latin))
