@@ -32,3 +32,33 @@ def test_the_chargeback_month_page_ends_the_rate_plans_note_once(
     assert "storage $5 per TB-month. Each statement gives the rate of each line." in line
     assert ".." not in line
     assert "Illustrative rates, not a site's: base $0.02 per core-hour" in line
+
+
+@pytest.mark.django_db
+def test_a_storage_fits_page_leads_to_the_combined_projection_with_it_chosen(
+        departments: dict[str, Any], settings: Any, tmp_path: Any, planner_user: Any) -> None:
+    """The demo's storage forecast page offered no next step: a core-hours fit offers 'Start a design', but the
+    storage fit's only way on was the Combined projection tab, which opens with no storage trend chosen, so the
+    visitor saw no storage growth there. The page now links the combined projection with this fit chosen."""
+    from forecasts.demand.demo import DEMO_PLAN, FIXTURES
+    from forecasts.demand.models import ForecastFit
+    from forecasts.demand.plans import plan_import_file
+    from forecasts.demand.series import SeriesSpec, forecast_fit_create
+    from forecasts.workload.demo import load_storage
+
+    settings.DATA_DIR = tmp_path
+    load_storage(lambda _: None)  # the demo's quarterly scans of nexus-gpfs
+    plan_import_file(FIXTURES / DEMO_PLAN, source="demo", department="ggs")  # the demo's own sequencing plan
+    fit = forecast_fit_create(SeriesSpec("storage_pb"), horizon_months=36)
+    client = login(Client(), planner_user)
+    page = client.get(f"/forecasts/fits/{fit.pk}/").content.decode()
+    assert 'id="start-design"' not in page
+    href = html_lib.unescape(page.split('id="storage-in-combined" href="')[1].split('"')[0])
+    assert href == f"/forecasts/combined/?storage_fit={fit.pk}"
+    response = client.get(href)
+    assert f'<option value="{fit.pk}" selected>' in response.content.decode()
+    rows = {r["year"]: r for r in response.context["projection"]["years"]}
+    trend_2021 = next(y["median"] for y in fit.yearly if y["year"] == 2021)
+    assert rows[2021]["has_storage"]  # the trend's PB held is in the table, on top of the plan's
+    assert rows[2021]["stored_pb"]["median"] == pytest.approx(rows[2021]["plan_stored_pb"] + trend_2021, rel=0.02)
+    assert ForecastFit.objects.filter(metric="storage_pb").count() == 1
