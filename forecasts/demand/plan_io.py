@@ -398,6 +398,10 @@ def counts_from_csv(text: str) -> dict[str, list[CountPoint]]:
             raise ValueError(f"line {line}: {exc}") from exc
         if not math.isfinite(count) or count < 0:
             raise ValueError(f"line {line}: count {row['count']!r} for {row['model']} must be a number >= 0")
+        try:  # the YAML's range, named with the CSV's line (the plan's check named no line)
+            check_range("count", count, f"{row['model']}, from {when.isoformat()}")
+        except PlanFieldError as exc:
+            raise ValueError(f"line {line}: {exc}") from None
         out.setdefault(row["model"], []).append(CountPoint(when, count))
     return out
 

@@ -161,8 +161,11 @@ def plan_import_counts_csv(text: str, *, base: str | None, user: Any = None, sou
         raise PlanError(f"{name}: no plan named {base!r}; import its YAML first")
     try:
         counts = counts_from_csv(text)
-    except (KeyError, ValueError) as exc:
+    except KeyError as exc:
         raise PlanError(f"{name}: expected columns model,date,count: {exc}") from exc
+    except ValueError as exc:  # "line N: reason"
+        said = str(exc)
+        raise PlanError(f"{name} {said}" if said.startswith("line ") else f"{name}: {said}") from exc
     doc = dict(current.document)
     models = {i["model"] for i in doc["instruments"]}
     unknown = set(counts) - models

@@ -6,6 +6,7 @@ for a NUL, "not valid YAML: unacceptable character #x0000" without a line)."""
 
 from __future__ import annotations
 
+import html
 import time
 from pathlib import Path
 from typing import Any
@@ -84,3 +85,29 @@ def test_the_upload_page_and_the_api_refuse_a_plan_ending_in_9999_at_once(client
     assert resp.status_code == 400 and "end: 9999-12-31 is outside the years" in str(resp.json())
     assert time.monotonic() - started < 20
     assert not SequencerPlan.objects.exists()
+
+
+@pytest.mark.parametrize(("row", "reason"), [
+    ("Illumina HiSeq 2500,2016-01-01,1e309", "count '1e309' for Illumina HiSeq 2500 must be a number >= 0"),
+    ("Illumina HiSeq 2500,2016-01-01,99999999999999999999",
+     "Illumina HiSeq 2500, from 2016-01-01: instruments: between 0 and 1,000, got 1e+20"),
+    ("Illumina HiSeq 2500,2016-0", "date: expected a date such as 2015-01-01, got '2016-0'"),
+])
+def test_a_counts_csv_names_the_line_of_a_bad_count_on_the_command_and_the_page(
+        tmp_path: Path, client: Any, planner_user: Any, row: str, reason: str) -> None:
+    """Was "counts.csv: expected columns model,date,count: line 3: ..." (the columns were right), and a count out
+    of the plan's range was named without its line."""
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(TEXT)
+    call_command("import_sequencer_plan", str(plan))
+    name = SequencerPlan.objects.get().name
+    data = "\ufeffmodel,date,count\r\nIllumina HiSeq 2500,2014-01-01,1\r\n" + row
+    path = tmp_path / "counts.csv"
+    path.write_text(data, newline="")
+    with pytest.raises(CommandError) as err:
+        call_command("import_sequencer_plan", str(path), "--plan", name)
+    assert str(err.value) == f"counts.csv line 3: {reason}"
+    login(client, planner_user)
+    page = client.post("/forecasts/plans/", {"file": SimpleUploadedFile("counts.csv", data.encode()), "base": name})
+    assert f"counts.csv line 3: {reason}" in html.unescape(page.content.decode())
+    assert SequencerPlan.objects.count() == 1
