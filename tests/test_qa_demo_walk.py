@@ -62,3 +62,17 @@ def test_a_storage_fits_page_leads_to_the_combined_projection_with_it_chosen(
     assert rows[2021]["has_storage"]  # the trend's PB held is in the table, on top of the plan's
     assert rows[2021]["stored_pb"]["median"] == pytest.approx(rows[2021]["plan_stored_pb"] + trend_2021, rel=0.02)
     assert ForecastFit.objects.filter(metric="storage_pb").count() == 1
+
+
+@pytest.mark.django_db
+def test_the_compare_pages_cost_chart_names_the_designs_compared(planner_user: Any) -> None:
+    """Comparing the demo's design for nexus with its optimised plan, the cost chart was titled 'Cost by kind per
+    year (D1..D4 = designs in table order)' over two designs; it names the designs there are."""
+    from tests.planner.designs_data import load_catalog_and_designs
+
+    designs = load_catalog_and_designs()
+    client = login(Client(), planner_user)
+    two = client.get(f"/designs/compare/?ids={designs['wide'].pk}&ids={designs['narrow'].pk}").content.decode()
+    assert "D1, D2 = designs in table order" in two and "D1..D4" not in two
+    ids = "&".join(f"ids={d.pk}" for d in designs.values())
+    assert "D1, D2, D3 = designs in table order" in client.get(f"/designs/compare/?{ids}").content.decode()

@@ -81,7 +81,8 @@ def cost_by_kind(series: Series) -> dict[str, Any]:
                          "name": name, "legendgroup": name, "showlegend": i == 0,
                          "marker": {"color": _rgba(PALETTE[i % len(PALETTE)], alpha)},
                          "hovertemplate": f"{label}<br>{name}: $%{{y:.2f}} M<extra></extra>"})
-    layout = _layout("Cost by kind per year" + (" (D1..D4 = designs in table order)" if multi else ""),
+    names = ", ".join(f"D{i + 1}" for i in range(len(series)))  # the designs compared, not always four
+    layout = _layout("Cost by kind per year" + (f" ({names} = designs in table order)" if multi else ""),
                      "million USD", barmode="stack")
     layout["xaxis"] = {"type": "multicategory" if multi else "category"}
     if multi:  # the two rows of x labels (year, design) keep the bottom: the legend goes to the right of the plot
