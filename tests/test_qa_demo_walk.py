@@ -76,3 +76,25 @@ def test_the_compare_pages_cost_chart_names_the_designs_compared(planner_user: A
     assert "D1, D2 = designs in table order" in two and "D1..D4" not in two
     ids = "&".join(f"ids={d.pk}" for d in designs.values())
     assert "D1, D2, D3 = designs in table order" in client.get(f"/designs/compare/?{ids}").content.decode()
+
+
+@pytest.mark.django_db
+def test_the_dashboards_forecasts_card_quotes_storage_as_well_as_compute(
+        departments: dict[str, Any], settings: Any, tmp_path: Any, planner_user: Any) -> None:
+    """The dashboard's Forecasts card asks 'How much compute and storage will be needed' and quoted only the
+    core-hours forecast, though the demo now has a storage forecast; it quotes the storage one's last whole year
+    too, as the fit page gives it."""
+    from forecasts.demand.series import SeriesSpec, forecast_fit_create
+    from forecasts.workload.demo import load_storage
+    from tests.forecasts.forecast_factories import usage_history
+
+    settings.DATA_DIR = tmp_path
+    usage_history(departments, months=36)
+    forecast_fit_create(SeriesSpec("core_hours"), horizon_months=36)
+    load_storage(lambda _: None)
+    storage = forecast_fit_create(SeriesSpec("storage_pb"), horizon_months=36)
+    page = " ".join(html_lib.unescape(login(Client(), planner_user).get("/").content.decode()).split())
+    card = page.split("How much compute and storage")[1].split("</p>", 2)[1]
+    assert "core-hours in total" in card
+    year = [y for y in storage.yearly if y["periods_forecast"] and y["complete"] and not y.get("partial")][-1]
+    assert f"all file systems: {year['year']} (whole year): {year['median']:,.3g} PB stored at year end" in card

@@ -124,6 +124,12 @@ def area_status(user: Any) -> dict[str, str]:
     if fit is not None and fit.yearly:
         where = fit.series_label.removesuffix(f" / {fit.get_metric_display()}")  # the units say the metric
         status["forecasts"] = forecast_status(where, fit.yearly, metric=fit.metric)
+    # the card asks "how much compute and storage": the newest storage forecast too (every file system together)
+    storage = (ForecastFit.objects.filter(metric=ForecastFit.Metric.STORAGE_PB).order_by("-created_at")
+               .defer("result", "values", "errors", "options").first())
+    if storage is not None and storage.yearly:
+        line = forecast_status("all file systems", storage.yearly, metric=storage.metric)
+        status["forecasts"] = f"{status['forecasts']}; {line}" if status.get("forecasts") else line
     if node_types:
         status["hardware"] = f"{node_types} node types, {storage_systems} storage systems, {benchmarks} benchmarks"
     # as the designs page lists them: one row per design, its latest version (older versions are history)
