@@ -52,11 +52,13 @@ def capacity_vs_demand(series: Series, band: dict[str, Any] | None = None) -> di
         data.append({"type": "scatter", "mode": "lines+markers", "x": _years(res), "name": "demand",
                      "y": [y["demand_core_hours"] / 1e6 for y in res["years"]],
                      "line": {"color": DEMAND, "width": 3, "dash": "dash"}, "hovertemplate": "%{y:.1f} M demand"})
-        title = "Compute at the utilisation target vs demand (reference core)"
-    else:  # a demand line at 0 read as "no core-hours asked" and every bar as spare capacity
-        title = ("Compute at the utilisation target (reference core): core-hours check off "
-                 "(constraints.off), no demand line")
-    return {"data": data, "layout": _layout(title, "M core-hours / year", barmode="group")}
+        return {"data": data, "layout": _layout("Compute at the utilisation target vs demand (reference core)",
+                                                "M core-hours / year", barmode="group")}
+    # a demand line at 0 read as "no core-hours asked" and every bar as spare capacity: none, and the title says why
+    title = ("Compute at the utilisation target (reference core)<br><sub>core-hours check off (constraints.off): "
+             "no demand line</sub>")
+    return {"data": data, "layout": _layout(title, "M core-hours / year", barmode="group",
+                                            margin=LAYOUT["margin"] | {"t": 75})}
 
 
 def core_hours_checked(result: dict[str, Any]) -> bool:
