@@ -98,3 +98,24 @@ def test_the_dashboards_forecasts_card_quotes_storage_as_well_as_compute(
     assert "core-hours in total" in card
     year = [y for y in storage.yearly if y["periods_forecast"] and y["complete"] and not y.get("partial")][-1]
     assert f"all file systems: {year['year']} (whole year): {year['median']:,.3g} PB stored at year end" in card
+
+
+@pytest.mark.django_db
+def test_the_chance_sections_precision_is_for_the_paths_it_counted(planner_user: Any) -> None:
+    """The demo's Minerva narrow-flash design is judged on 500 paths and its page said 'Share of 500 joint demand
+    paths ... Direct counts: about ±1 point at 90% with 1,000 paths': the precision quoted was not its own. It
+    is now the binomial standard error at 90 % for the paths counted (100 x sqrt(0.09 / n): 1.3 points on 500)."""
+    import yaml
+
+    from planner.designs.demo_paths import UNCERTAINTY
+    from planner.designs.services import design_create, design_evaluate
+    from tests.planner.designs_data import load_catalog_and_designs
+
+    base = load_catalog_and_designs()["narrow"]
+    for n, said in ((500, "about ±1.3 points at 90% with 500 paths"), (200, "about ±2.1 points at 90% with 200 paths")):
+        data = dict(base.scenario) | {"uncertainty": UNCERTAINTY | {"paths": n}}
+        design = design_create(text=yaml.safe_dump(data, sort_keys=False), parent=base)
+        design_evaluate(design=design)
+        page = " ".join(login(Client(), planner_user).get(f"/designs/{design.pk}/").content.decode().split())
+        assert f"Share of {n} joint demand paths" in page
+        assert said in page and "with 1,000 paths" not in page
