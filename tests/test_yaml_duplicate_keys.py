@@ -86,6 +86,9 @@ def test_the_benchmark_file_refuses_a_key_given_twice(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=re.escape(f"{path}:3:3: YAML syntax error: duplicate key 'a' "
                                                    "(also on line 2)")):
         read_yaml(path)
+    path.write_bytes("nodes:\n  caf\u00e9: {cores: 4}\n".encode("latin-1"))  # was Python's UnicodeDecodeError
+    with pytest.raises(InputError, match=re.escape(f"{path} line 2: not UTF-8 text (byte 12)")):
+        read_yaml(path)
 
 
 def test_a_plan_with_a_field_given_twice_is_refused_by_the_command_and_the_upload_page(

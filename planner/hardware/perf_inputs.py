@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from planner.hardware.performance import MODES, Node, Pipeline, Stage, Storage
-from planner.web.textfiles import yaml_load
+from planner.web.textfiles import UploadTextError, upload_text, yaml_load
 
 DEFAULT_BENCHMARKS = Path(__file__).resolve().parents[2] / "fixtures" / "benchmarks" / "genomics.yaml"
 KINDS = ("per_genome", "job_hours", "batch")
@@ -93,10 +93,12 @@ class BenchmarkSet:
 def read_yaml(path: str | Path) -> Any:
     """Parse YAML; a syntax error becomes one line: ``file:line:column: message``."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
+    try:  # not UTF-8, or a NUL byte, named with its line (was Python's UnicodeDecodeError); a byte-order mark dropped
+        text = upload_text(p.read_bytes(), str(p))
     except OSError as exc:
         raise InputError(f"{p}: cannot read ({exc.strerror})") from None
+    except UploadTextError as exc:
+        raise InputError(str(exc)) from None
     try:
         return yaml_load(text)  # a key given twice is refused, not the last value kept
     except yaml.MarkedYAMLError as exc:
