@@ -12,17 +12,28 @@ Measured on bench_service_level (the storage-only relaxation with the pair hulls
 HiGHS 1.16, 2026-11-27): path seed 31's bound 9,117,013 -> 9,138,994 (0.55 % -> 0.32 % below the
 optimum) with 14 cuts in 4 rounds, the relaxation 11.2 -> 20.3 s; seeds 11 and 41 unchanged (their
 bound is not the chance set's hull), 12.9 -> 17.2 s and 9.8 -> 10.2 s.
+
+Since 2026-11-29 the relaxation gets every facet of each year's corner hull instead (``facets``: qhull on
+the corners, a few hundred rows a year on that instance, 0.1-0.4 s), and the rows that tie R[t] to the
+year's level binaries are freed: the facets are the tightest description of the chance set a continuous
+relaxation can have, so those rows (and the pair hulls, which the facets imply) add nothing to its bound,
+only to its size. The cuts above held the hull only at the root LP's point; the branch-and-bound's other
+nodes saw the levels' weaker LP. The result is a relaxation of the model, no longer the model itself: its
+bound is valid (every plan's R[t] dominates a corner, so it meets every facet, and freeing rows only
+enlarges the feasible set), its integer solutions are not plans. Separated cuts remain for a year whose
+facets qhull cannot give. Figures: docs/performance.md (issue 17, 2026-11-29).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import numpy.typing as npt
 from scipy.optimize import linprog
+from scipy.spatial import ConvexHull, QhullError
 
 from planner.designs.highs import Arrays, extend, highs_for
 
@@ -30,6 +41,12 @@ FloatArray = npt.NDArray[np.float64]
 MAX_CUT_CORNERS = 20_000  # a year with more corners gets no cuts
 ROUNDS = 6
 VIOLATION = 1e-6
+FACETS = True  # every facet of each year's corner hull (``facets``), the separation rounds only where none
+# The corners are extended this far along each axis (in units of the axis's largest corner) before the hull
+# is taken, so that its facets parallel to an axis (a weight of 0) are facets of the extended hull too.
+FACET_REACH = 10.0
+NORMAL_TOL = 1e-9  # an outward normal component above this is not a lower facet's
+MARGIN = 1e-9  # each facet's right-hand side is lowered by this share of it (rounding)
 
 
 @dataclass(slots=True)
@@ -39,6 +56,7 @@ class JointSet:
 
     r_cols: list[int]
     corners: FloatArray | None  # (corners, len(r_cols))
+    links: list[int] = field(default_factory=list)  # the rows tying R[t] to the year's level binaries
 
 
 def separate(points: FloatArray, r: FloatArray) -> tuple[FloatArray, float] | None:
@@ -57,15 +75,62 @@ def separate(points: FloatArray, r: FloatArray) -> tuple[FloatArray, float] | No
     return w / top, 1.0 / top
 
 
+def facets(points: FloatArray) -> list[tuple[FloatArray, float]] | None:
+    """Every facet w . R >= rhs (w >= 0, largest weight 1) of the corners' convex hull plus the orthant,
+    the requirement vectors that dominate a convex combination of corners: the tightest linear description
+    of the year's chance set. Valid for every plan: its R dominates a corner p, so w . R >= w . p >= rhs
+    (rhs is the least w . p over the corners, whatever the hull's arithmetic). None when there are too few
+    corners or dimensions, or qhull fails (the caller falls back to separated cuts).
+
+    The hull of the corners and of each corner moved FACET_REACH times the largest corner along each axis:
+    every facet of the corners plus the orthant is one of its facets whose outward normal is <= 0 (a facet
+    with a weight 0 on an axis holds the moved corners too), and every such facet is valid."""
+    if points.ndim != 2 or points.shape[1] < 2 or len(points) < 2:
+        return None
+    scale = np.maximum(np.abs(points).max(axis=0), 1e-12)
+    p = points / scale
+    dims = p.shape[1]
+    ext = np.vstack([p] + [p + FACET_REACH * np.eye(dims)[j] for j in range(dims)])
+    try:
+        eq = ConvexHull(ext).equations
+    except (QhullError, ValueError):
+        return None
+    lower = eq[np.all(eq[:, :-1] <= NORMAL_TOL, axis=1), :-1]
+    w = np.clip(-lower, 0.0, None) / scale[None, :]
+    top = w.max(axis=1)
+    w = w[top > 0] / top[top > 0, None]
+    w = np.unique(np.round(w, 12), axis=0)  # qhull triangulates: a facet may come as several simplices
+    rhs = (points @ w.T).min(axis=0)
+    return [(wi, float(r - MARGIN * abs(r))) for wi, r in zip(w, rhs, strict=True)]
+
+
 def with_cuts(arr: Arrays, sets: list[JointSet], *, rounds: int = ROUNDS, deadline: float = math.inf,
               threads: int | None = None) -> tuple[Arrays, int]:
-    """``arr`` with the violated corner cuts of a few rounds of LP and separation (and their count).
+    """``arr`` with every facet of each year's corner hull (``facets``) and, for the years whose facets
+    cannot be had, the violated corner cuts of a few rounds of LP and separation; and the rows' count.
     ``threads``: HiGHS's thread count, which must be the one the process's later solves use (HiGHS
     sets up its thread pool once per process)."""
-    usable = [(js.r_cols, js.corners) for js in sets
-              if js.corners is not None and 2 <= len(js.corners) <= MAX_CUT_CORNERS]
     added = 0
-    for _ in range(rounds):
+    hull_rows: list[tuple[dict[int, float], float, float]] = []
+    usable, freed = [], []
+    for js in sets:
+        if js.corners is None or not 2 <= len(js.corners) <= MAX_CUT_CORNERS:
+            continue
+        found = facets(js.corners) if FACETS else None
+        if found is None:
+            usable.append((js.r_cols, js.corners))
+            continue
+        hull_rows += [({c: float(v) for c, v in zip(js.r_cols, w, strict=True) if v > 0}, rhs, math.inf)
+                      for w, rhs in found]
+        freed += js.links
+    if hull_rows:
+        arr = extend(arr, 0, hull_rows)
+        added = len(hull_rows)
+    if freed:  # the hull is tighter than the levels' LP: R[t] is left to the facets (a relaxation)
+        rlb, rub = arr.rlb.copy(), arr.rub.copy()
+        rlb[freed], rub[freed] = -math.inf, math.inf
+        arr = replace(arr, rlb=rlb, rub=rub)
+    for _ in range(rounds if usable else 0):
         if time.perf_counter() >= deadline:
             break
         h = highs_for(arr, max(deadline - time.perf_counter(), 0.01), 0.0, integer=np.zeros(len(arr.cost), dtype=bool),

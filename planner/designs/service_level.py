@@ -33,8 +33,11 @@ and its rows are dropped. Only the paths above the bounds on some constraint get
 Valid inequalities tighten the relaxation that proves the bound (the second solver process's,
 planner.designs.second_core): for every pair of independent constraints, the pair of requirements
 lies above the convex hull of that pair's 2-D corners (continuous weights; valid because the covered
-paths meet both constraints at once; ``ServiceLevel.pair_hulls``). The model the plans are searched
-on is left without them (they changed which plans the heuristics found, for the worse).
+paths meet both constraints at once; ``ServiceLevel.pair_hulls``), and each year's corners to
+planner.designs.hull_cuts, which gives that relaxation every facet of the year's corner hull and frees the
+rows tying R to the level binaries (the facets imply the pair hulls, which a year with facets then does not
+get). The model the plans are searched on is left without them (they changed which plans the heuristics
+found, for the worse).
 
 The optimum is exact for the paths given (and stated so); how it generalises is measured by
 evaluating the chosen plan on a fresh independent set of paths (planner.designs.chance).
@@ -52,6 +55,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.stats import binom
 
+from planner.designs import hull_cuts
 from planner.designs.corners import comonotone_groups, corners
 from planner.designs.hull_cuts import MAX_CUT_CORNERS, JointSet
 
@@ -105,6 +109,7 @@ class ServiceLevel:
     level_vars: dict[tuple[str, int], tuple[list[int], list[float]]] = field(default_factory=dict)
     hull_years: list[tuple[int, list[str], FloatArray]] = field(default_factory=list)  # level years
     year_corners: dict[int, FloatArray | None] = field(default_factory=dict)  # None: over MAX_KEPT_CORNERS
+    links: dict[int, list[int]] = field(default_factory=dict)  # level years: the rows R >= staircase of binaries
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 1:
@@ -199,6 +204,7 @@ class ServiceLevel:
                         c, lo = cons[ci], float(lows[ci])
                         own = [float(cols[at[a], ci]) for a in levels]
                         steps = np.diff([lo, *own])
+                        self.links.setdefault(year, []).append(len(m.rows))
                         m.row({self.r_vars[(c, year)]: 1.0} | {v: -float(st) for v, st in zip(vs, steps, strict=True)},
                               lo, math.inf)
                         self.level_vars[(c, year)] = (vs, own)
@@ -218,8 +224,15 @@ class ServiceLevel:
         for year, cons, _ in self.hull_years:
             pts = self.year_corners.get(year)
             out.append(JointSet([self.r_vars[(c, year)] for c in cons],
-                                pts if pts is not None and len(pts) <= MAX_CUT_CORNERS else None))
+                                pts if pts is not None and len(pts) <= MAX_CUT_CORNERS else None,
+                                list(self.links.get(year, []))))
         return out
+
+    def _facet_year(self, year: int) -> bool:
+        """Whether the relaxation gets this year's corner-hull facets (planner.designs.hull_cuts.with_cuts),
+        which imply its pair hulls."""
+        pts = self.year_corners.get(year)
+        return HULL_CUTS and hull_cuts.FACETS and pts is not None and 2 <= len(pts) <= MAX_CUT_CORNERS
 
     def pair_hulls(self) -> list[PairHull]:
         """Valid inequalities for the years in the level formulation: for every pair of independent
@@ -230,6 +243,8 @@ class ServiceLevel:
         forbids).  They serve the bound only (``hull_rows``: the second process's relaxation)."""
         out: list[PairHull] = []
         for year, cons, cols in self.hull_years if PAIR_HULLS else []:
+            if self._facet_year(year):  # the facets of the year's corner hull imply them
+                continue
             for g1, g2 in itertools.combinations(comonotone_groups(cols), 2):
                 idx = g1 + g2
                 pts = corners(cols[:, idx], self.k, max_corners=MAX_PAIR_CORNERS)

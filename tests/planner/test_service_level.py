@@ -213,6 +213,7 @@ def test_pair_hulls_tighten_the_relaxation_and_keep_the_optimum(catalog: Catalog
     """The pair hulls are valid inequalities: with them the levels' LP relaxation is at least as high
     (here strictly higher: the LP can no longer cover different paths on core-hours and on storage),
     the integer optimum is the same, and the optimum plan completed with hull weights satisfies them."""
+    import planner.designs.hull_cuts as hc
     import planner.designs.service_level as sl
     from planner.designs.highs import highs_for
     from planner.designs.optimize import _build, resolve_assets
@@ -220,6 +221,7 @@ def test_pair_hulls_tighten_the_relaxation_and_keep_the_optimum(catalog: Catalog
     from planner.hardware.costmodel import CostModel
 
     monkeypatch.setattr(sl, "MAX_CORNERS", 0)  # the level formulation
+    monkeypatch.setattr(hc, "FACETS", False)  # with the corner hull's facets the relaxation needs no pair hulls
     demand = _paths([2015, 2016], n=40, seed=5, core=4.0e5, tb=900)
     design = replace(design_on_paths(_design([2015, 2016]), demand), purchases=[])
     sla = ServiceLevel(alpha=0.8, years=[2015, 2016], required=requirement_paths(demand, flash_days=0))
