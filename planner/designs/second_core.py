@@ -59,6 +59,7 @@ from planner.designs.highs import Arrays, extend, highs_for, on_mip_progress, re
 from planner.designs.hull_cuts import JointSet, with_cuts
 from planner.designs.local_search import StorageSearch, descent, polish
 from planner.designs.service_level import PairHull, hull_rows, with_hull_weights
+from planner.designs.warm_start import START_SHARE
 
 FloatArray = npt.NDArray[np.float64]
 # Below this many integer columns one process is enough (and a process costs about a second to start).
@@ -189,8 +190,8 @@ def _child(arr: Arrays, storage: npt.NDArray[np.int64], systems: list[str], time
     # 2. plans: the full model with the storage purchases fixed, at the relaxation's last solutions, the
     # main process's first plan, their crossovers and a local search around the best (local_search)
     drain()
-    if not firsts and not stop.is_set():
-        drain(max(min(1.0, left()), 0.0))
+    if not firsts and not stop.is_set():  # they may take START_SHARE of the limit (warm_start.start_plans)
+        drain(max(min(t0 + START_SHARE * time_limit_s + 1.0 - time.perf_counter(), left()), 0.0))
     # the main process's plans: every first plan and the best its own search made of them
     mains = firsts + ([min(better, key=lambda x: float(x @ arr.cost))] if better else [])
     search = StorageSearch(arr, storage, systems, deadline=end, plan_time_s=PLAN_SHARE * time_limit_s,
