@@ -294,6 +294,22 @@ def resolve_assets(design: Design, catalog: Catalog) -> list[Asset]:
     return out
 
 
+def purchase_cost(design: Design, item: Any, paid: float, year: int) -> float:
+    """What the optimiser's objective charges for one unit of ``item`` bought in ``year`` at ``paid`` dollars: the
+    price that year plus power and support for each year of its service life within the horizon, all discounted
+    to the horizon's start (affine in ``paid``: planner.designs.explain reads its break-even off it)."""
+    c = design.costs
+    energy = HOURS_PER_YEAR / 1000.0 * c.pue * c.power_usd_per_kwh
+    pct = c.support_pct_per_year
+    pct = item.support_pct_per_year if pct is None else pct
+
+    def df(t: int) -> float:
+        return 1.0 / (1.0 + c.discount_rate) ** (t - design.start_year)
+
+    life = range(year, min(design.end_year, year + item.lifetime_years - 1) + 1)
+    return paid * df(year) + sum((item.power_w * energy + paid * pct / 100.0) * df(t) for t in life)
+
+
 def schedulable_hours_per_year(maintenance_days_per_year: float) -> float:
     return HOURS_PER_DAY * (DAYS_PER_YEAR - maintenance_days_per_year)
 

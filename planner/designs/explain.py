@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from planner.designs.capacity import resolve_assets
+from planner.designs.capacity import purchase_cost, resolve_assets
 from planner.designs.labels import binds
 from planner.hardware.design_model import PipelineModel
 from planner.hardware.performance import usable_cores
@@ -88,16 +88,11 @@ BASIS = "on annualised cost per unit of capacity: price / service life + running
 
 
 def _horizon_cost(design: Any, catalog: Any, name: str, price: float, year: int) -> tuple[float, float]:
-    """(price term, running term) of one node bought in ``year`` as the optimiser weighs it: the whole price
-    paid that year plus power and support for the years of its service life within the horizon, discounted
-    (to ``year``); the price term is per dollar of price (so a multiplier scales it)."""
+    """(price term, running term) of one node bought in ``year`` as the optimiser weighs it
+    (capacity.purchase_cost, affine in the price paid): the price term scales with a multiplier of the price."""
     item = catalog.node(name)
-    c = design.costs
-    energy = HOURS_PER_YEAR / 1000.0 * c.pue * c.power_usd_per_kwh
-    pct = c.support_pct_per_year if c.support_pct_per_year is not None else item.support_pct_per_year
-    years = range(year, min(design.end_year, year + item.lifetime_years - 1) + 1)
-    disc = sum(1.0 / (1.0 + c.discount_rate) ** (t - year) for t in years)
-    return price * (1.0 + pct / 100.0 * disc), item.power_w * energy * disc
+    running = purchase_cost(design, item, 0.0, year)
+    return purchase_cost(design, item, price, year) - running, running
 
 
 def plan_basis_note(design: Any, catalog: Any, ch: NodeOption, rival: NodeOption, year: int

@@ -42,6 +42,7 @@ from planner.designs.capacity import (
     ingest_gbps,
     json_safe,
     pipeline_model,
+    purchase_cost,
     resolve_assets,
     schedulable_hours_per_year,
 )
@@ -197,10 +198,7 @@ def _build(design: Design, catalog: Catalog, model: CostModel, nodes: list[str],
             for y in years:
                 if y < it.first_year or (it.last_year is not None and y > it.last_year):
                     continue
-                life = range(y, min(design.end_year, y + it.lifetime_years - 1) + 1)
-                paid = price(kind, name, y)
-                cost = paid * df[y] + sum(opex(it, paid) * df[t] for t in life)
-                var[(kind, name, y)] = m.var(cost, 0, max_count, True)
+                var[(kind, name, y)] = m.var(purchase_cost(design, it, price(kind, name, y), y), 0, max_count, True)
 
     def active(kind: str, name: str, t: int) -> list[int]:
         life = item(kind, name).lifetime_years
