@@ -128,6 +128,15 @@ def yaml_load(text: str) -> Any:
 MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
+def _children(node: Any) -> list[Any]:
+    """A node's sequence items, or its mapping's keys and values in turn (aliases are shared nodes)."""
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
 def _refuse_duplicate_keys(loader: yaml.SafeLoader, root: Any) -> None:
     """YamlDuplicateKeyError at the first mapping key given twice in the node graph (scalar keys compared as
     the values they load as, so ``1`` and ``"1"`` differ and ``1`` and ``0x1`` do not)."""
@@ -138,12 +147,10 @@ def _refuse_duplicate_keys(loader: yaml.SafeLoader, root: Any) -> None:
         if id(node) in seen_nodes:
             continue
         seen_nodes.add(id(node))
-        if isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-        elif isinstance(node, yaml.MappingNode):
+        stack.extend(_children(node))
+        if isinstance(node, yaml.MappingNode):
             keys: dict[Any, int] = {}
-            for key_node, value_node in node.value:
-                stack.extend((key_node, value_node))
+            for key_node, _value_node in node.value:
                 if key_node.tag == MERGE_TAG or not isinstance(key_node, yaml.ScalarNode):
                     continue
                 try:
@@ -159,13 +166,6 @@ def _refuse_duplicate_keys(loader: yaml.SafeLoader, root: Any) -> None:
 def _expanded_size(root: Any) -> int | None:
     """How many values the node graph stands for once aliases are expanded (None: it contains itself)."""
 
-    def children(node: Any) -> list[Any]:
-        if isinstance(node, yaml.SequenceNode):
-            return list(node.value)
-        if isinstance(node, yaml.MappingNode):
-            return [part for pair in node.value for part in pair]
-        return []
-
     sizes: dict[int, int] = {}
     on_path: set[int] = set()
     stack: list[tuple[Any, bool]] = [(root, False)]
@@ -174,7 +174,7 @@ def _expanded_size(root: Any) -> int | None:
         key = id(node)
         if finished:
             on_path.discard(key)
-            sizes[key] = 1 + sum(sizes[id(child)] for child in children(node))
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
             continue
         if key in sizes:
             continue
@@ -182,7 +182,7 @@ def _expanded_size(root: Any) -> int | None:
             return None
         on_path.add(key)
         stack.append((node, True))
-        for child in children(node):
+        for child in _children(node):
             if id(child) in on_path:
                 return None
             if id(child) not in sizes:
