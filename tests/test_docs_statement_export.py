@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +22,9 @@ def test_every_header_row_of_a_statement_export_is_documented(
         departments: dict[str, Any], tmp_path: Any, admin_user: Any) -> None:
     import openpyxl
 
-    from forecasts.chargeback.services import statements_compute
-    from forecasts.storage.models import FileSystem, StorageSnapshot, StorageUsage
-    from tests.forecasts.chargeback_data import logs_cover_march, minerva_plan, small_site
+    from tests.forecasts.chargeback_data import scb_statement_with_scan_carried_forward
 
-    site = small_site(tmp_path)
-    logs_cover_march(tmp_path)
-    minerva_plan()
-    fs = FileSystem.objects.create(name="gpfs-work", tier="disk")
-    snap = StorageSnapshot.objects.create(filesystem=fs, taken_on=date(2024, 1, 15), format="tsv", scan_name="s",
-                                          status=StorageSnapshot.Status.COMPLETED)
-    StorageUsage.objects.create(snapshot=snap, kind="owner", name="chris", department=departments["chemistry"],
-                                bytes=10 * 10**12)
-    scb = next(s for s in statements_compute(month=site["month"]).statements if s.department.code == "scb")
+    scb = scb_statement_with_scan_carried_forward(departments, tmp_path)
     assert scb.notes  # the storage carried forward: a '# note' row is written
     client = login(Client(), admin_user)
     rows = list(csv.reader(io.StringIO(client.get(f"/chargeback/statements/{scb.pk}.csv").content.decode())))

@@ -250,23 +250,11 @@ def test_a_statements_csv_and_xlsx_carry_the_notes_its_page_and_pdf_give(
         departments: dict[str, Any], tmp_path: Any, admin_user: Any) -> None:
     """Every demo statement of December 2019 bills storage from the scan of 2019-10-01, carried forward: the page
     and the PDF say so, the CSV and XLSX a finance office loads did not (nor any other note)."""
-    from datetime import date
-
     import openpyxl
 
-    from forecasts.chargeback.services import statements_compute
-    from forecasts.storage.models import FileSystem, StorageSnapshot, StorageUsage
-    from tests.forecasts.chargeback_data import logs_cover_march, minerva_plan, small_site
+    from tests.forecasts.chargeback_data import scb_statement_with_scan_carried_forward
 
-    site = small_site(tmp_path)
-    logs_cover_march(tmp_path)
-    minerva_plan()
-    fs = FileSystem.objects.create(name="gpfs-work", tier="disk")
-    snap = StorageSnapshot.objects.create(filesystem=fs, taken_on=date(2024, 1, 15), format="tsv", scan_name="s",
-                                          status=StorageSnapshot.Status.COMPLETED)
-    StorageUsage.objects.create(snapshot=snap, kind="owner", name="chris", department=departments["chemistry"],
-                                bytes=10 * 10**12)
-    scb = next(s for s in statements_compute(month=site["month"]).statements if s.department.code == "scb")
+    scb = scb_statement_with_scan_carried_forward(departments, tmp_path)
     note = "Storage on gpfs-work: no scan in 2024-03: the scan of 2024-01-15 is carried forward."
     assert note in scb.notes
     client = login(Client(), admin_user)

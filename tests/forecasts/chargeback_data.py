@@ -100,3 +100,22 @@ def logs_cover_march(tmp_path: Path) -> None:
     so its storage is billed for the whole month (in the month the logs end inside it is prorated)."""
     ingest_lines([sacct_line(199, user="late", account="nobody", group="nobody", start="2024-03-31T20:00:00",
                              end="2024-03-31T23:00:00")], tmp_path, name="sacct-late.txt")
+
+
+def scb_statement_with_scan_carried_forward(departments: dict[str, Any], tmp_path: Path) -> Any:
+    """The small site's March 2024 statement of department scb, computed with gpfs-work's only scan taken on
+    2024-01-15, so its storage line is carried forward and the statement has a note saying so."""
+    from datetime import date
+
+    from forecasts.chargeback.services import statements_compute
+    from forecasts.storage.models import FileSystem, StorageSnapshot, StorageUsage
+
+    site = small_site(tmp_path)
+    logs_cover_march(tmp_path)
+    minerva_plan()
+    fs = FileSystem.objects.create(name="gpfs-work", tier="disk")
+    snap = StorageSnapshot.objects.create(filesystem=fs, taken_on=date(2024, 1, 15), format="tsv", scan_name="s",
+                                          status=StorageSnapshot.Status.COMPLETED)
+    StorageUsage.objects.create(snapshot=snap, kind="owner", name="chris", department=departments["chemistry"],
+                                bytes=10 * 10**12)
+    return next(s for s in statements_compute(month=site["month"]).statements if s.department.code == "scb")
