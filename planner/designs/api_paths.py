@@ -3,8 +3,8 @@
 GET  /api/v1/designs/{id}/chance/          the latest evaluation judged on the design's demand paths
 POST /api/v1/designs/{id}/service-level/   buy a plan for a service level (and the cost-of-confidence
                                            curve) in the background: 202 with the run and where to poll
-POST /api/v1/designs/from-forecast/{fit}/  start a design from a core-hours forecast (what the forecast
-                                           page's form does): 201 with the design
+POST /api/v1/designs/from-forecast/{fit}/  start a design from a core-hours forecast, and a storage one (what
+                                           the forecast page's form does): 201 with the design
 """
 
 from __future__ import annotations
@@ -89,6 +89,14 @@ class FromForecastIn(serializers.Serializer):
                   "holds it (of the plan's department, of every department, or of all but another one; with a plan "
                   "that names no department, any forecast but one of all but a department); else such a forecast "
                   "with a plan is refused: start from one without the plan's department")
+    storage_fit = serializers.IntegerField(required=False, min_value=1,
+                                           help_text="a monthly PB-stored forecast: the storage check is on, its "
+                                                     "demand the fit's year-end medians and its paths the fit's")
+    plan_storage_on_top = serializers.BooleanField(
+        required=False, default=False,
+        help_text="the plan's sequencing data is new to the scanned file systems: add its TB on top of the storage "
+                  "forecast (which holds every department's data); else a plan adding TB with a storage forecast "
+                  "is refused")
     start_year = serializers.IntegerField(required=False, help_text="default: the forecast's first whole year")
     end_year = serializers.IntegerField(required=False, help_text="default: up to five whole years")
 
@@ -108,10 +116,16 @@ def design_from_forecast_api(request: Request, fit: int) -> Response:
         plan = SequencerPlan.objects.filter(pk=v["plan"]).first()
         if plan is None:
             return Response({"detail": f"no sequencer plan #{v['plan']}"}, status=status.HTTP_400_BAD_REQUEST)
+    storage = None
+    if v.get("storage_fit"):
+        storage = ForecastFit.objects.filter(pk=v["storage_fit"], metric=ForecastFit.Metric.STORAGE_PB).first()
+        if storage is None:
+            return Response({"detail": f"no storage forecast #{v['storage_fit']}"}, status=status.HTTP_400_BAD_REQUEST)
     try:
         start, end = design_years(row, v.get("start_year"), v.get("end_year"))
         design = design_from_forecast(fit=row, start_year=start, end_year=end, user=request.user, plan=plan,
-                                      node_type=v.get("node_type") or None, plan_on_top=v["plan_on_top"])
+                                      node_type=v.get("node_type") or None, plan_on_top=v["plan_on_top"],
+                                      storage=storage, plan_storage_on_top=v["plan_storage_on_top"])
     except (ScenarioError, CatalogImportError, PathsError) as exc:
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
     return Response({"design": design.pk, "name": design.name, "existing": design.scenario.get("existing", []),

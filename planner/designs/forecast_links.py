@@ -166,6 +166,35 @@ def storage_tb_by_year(fit: ForecastFit, years: list[int], plan_tb: dict[int, fl
             for y, row in whole_years(fit, years).items()}
 
 
+def storage_start(storage: ForecastFit, years: list[int], plan_tb: dict[int, float], plan_name: str | None,
+                  on_top: bool) -> tuple[dict[int, float], str, str]:
+    """A design started with a storage forecast too: each year's typed-in storage (TB: the fit's year-end median
+    plus the plan's TB stored), the description's sentence and the scenario's comment lines. A PB-stored trend
+    is of every scanned file system (no per-department storage series), so it holds the data of whatever
+    sequencing already runs: a plan that adds TB in the design's years goes on top only when the planner says
+    its data is new (``on_top``), else PathsError; the design starts owning no storage (a file system has no
+    purchase year or catalog system on record), which the comment says with the file systems' recorded TB."""
+    from forecasts.storage.models import FileSystem
+
+    fit = linked_fit(storage.pk, "storage_pb")
+    adds = plan_name is not None and any(plan_tb.get(y, 0.0) > 0 for y in years)
+    if adds and not on_top:
+        raise PathsError(f"storage forecast #{fit.pk} holds every department's data on the scanned file systems, "
+                         f"and sequencer plan '{plan_name}' adds its data on top: confirm that the plan's data is "
+                         f"new to these file systems (plan's data on top), or start without the storage forecast")
+    by_year = storage_tb_by_year(fit, years, plan_tb if adds else None)
+    words = (f" Storage from the PB-stored forecast #{fit.pk} ({fit.series_label}, its year-end medians"
+             + (f", plus plan '{plan_name}''s TB held, its data new to these file systems)." if adds else ")."))
+    systems = list(FileSystem.objects.exclude(capacity_tb=None).values_list("name", "capacity_tb"))
+    owned = (f"{sum(tb for _, tb in systems):,.0f} TB usable recorded on {len(systems)} file system(s): "
+             + ", ".join(f"{n} {tb:,.0f} TB" for n, tb in systems)) if systems else "no file system capacity recorded"
+    comment = (f"# demand storage_tb: storage forecast #{fit.pk}'s year-end median"
+               + (" plus the plan's TB held" if adds else "") + " (TB)\n"
+               f"# existing: no storage owned ({owned}); add existing[] storage_system lines for what you own, "
+               "or the design buys all of it\n")
+    return by_year, words, comment
+
+
 def _rename(text: str, moved: dict[int, int]) -> str:
     """'forecast #old' -> 'forecast #new', outside double quotes: a quoted name is another design's (an optimised
     plan's description quotes the design it was bought for, which keeps its name)."""

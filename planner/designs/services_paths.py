@@ -27,6 +27,7 @@ from planner.designs.forecast_links import (  # noqa: F401 (design_use_newest_fo
     judged_on,
     linked_fit,
     newer_fits,
+    storage_start,
     whole_plan_years,
     whole_years,
 )
@@ -295,7 +296,8 @@ def retirements(existing: list[dict[str, Any]], lifetime: int, start_year: int, 
 
 def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, user: Any = None,
                          plan: SequencerPlan | None = None, node_type: str | None = None,
-                         plan_on_top: bool = False) -> Any:
+                         plan_on_top: bool = False, storage: ForecastFit | None = None,
+                         plan_storage_on_top: bool = False) -> Any:
     """Start a design for a cluster from its core-hours forecast: demand and paths linked to the fit.
 
     With ``node_type`` (the cluster's nodes in the catalog) the design owns the cluster's recorded nodes
@@ -303,7 +305,9 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
     (or, with a sequencer plan, the plan's reference node, the trend converted to it by clock).  A plan goes
     on top of a trend that holds none of its sequencing (``plan_overlap``: with the plan's department D, a fit
     of all but D or of another single department; without one, a fit of all but any department); on any other
-    fit only with ``plan_on_top`` (its sequencing is new to the cluster), else PathsError."""
+    fit only with ``plan_on_top`` (its sequencing is new to the cluster), else PathsError. With ``storage`` (a
+    PB-stored forecast) the storage check is on too, its demand and paths from that fit
+    (forecast_links.storage_start; a plan's TB on top only with ``plan_storage_on_top``)."""
     import yaml
 
     from planner.designs.services import design_create
@@ -349,9 +353,20 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
         data["description"] += f" Sequencer plan '{plan}' {plan_on}."
         comment += ("# demand core_hours: the forecast's yearly median (on the plan's reference core) plus the plan's "
                     "core-hours in its whole years\n")
+    demand = [{"year": y, "core_hours": v} for y, v in core_hours_by_year(fit, years, factor, plan_hours).items()]
+    off = ["storage_tb", "genomes_per_day", "ingest_tb_per_day", "files"]
+    if storage is not None:
+        plan_tb = {p.year: float(p.storage_tb) for p in whole_plan_years(seq)} if seq is not None else {}
+        tb, words, lines = storage_start(storage, years, plan_tb, str(plan) if plan else None, plan_storage_on_top)
+        for row_ in demand:
+            row_["storage_tb"] = tb[row_["year"]]
+        links["storage_fit"] = storage.pk
+        off.remove("storage_tb")
+        data["description"] += words
+        comment = comment.replace("the storage and sequencing figures", "the sequencing figures", 1) + lines
     data |= {
-        "demand": [{"year": y, "core_hours": v} for y, v in core_hours_by_year(fit, years, factor, plan_hours).items()],
-        "constraints": {"off": ["storage_tb", "genomes_per_day", "ingest_tb_per_day", "files"]},
+        "demand": demand,
+        "constraints": {"off": off},
         "uncertainty": {"paths": 1000, "seed": 0, "forecast": links},
         "optimize": {"service_level": 0.9},
     }

@@ -120,7 +120,31 @@ def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]
         "capacity": ClusterCapacity.objects.filter(cluster_id=row.cluster_id).order_by("effective_from")
         if row.cluster_id else [],
         "notes": [n for n in overlaps.values() if n is not None],
+        "storage_fits": storage_choices(list(range(first, last + 1))),
     })
+
+
+def _storage_fit(raw: str | None) -> ForecastFit | None:
+    """The PB-stored forecast the form names; PathsError for an id that is not one (never silently none)."""
+    if not raw:
+        return None
+    fit = ForecastFit.objects.filter(pk=int(raw), metric=ForecastFit.Metric.STORAGE_PB).first() \
+        if raw.isdigit() else None
+    if fit is None:
+        raise PathsError(f"no storage forecast #{raw[:12]}")
+    return fit
+
+
+def storage_choices(years: list[int]) -> list[dict[str, Any]]:
+    """The monthly PB-stored forecasts a design can take its storage from, newest first, each with its whole
+    future years and whether they cover ``years`` (the default span)."""
+    out = []
+    for f in ForecastFit.objects.filter(metric=ForecastFit.Metric.STORAGE_PB, frequency="M").order_by(
+            "-created_at", "-pk")[:20]:
+        whole = whole_future_years(f)
+        out.append({"row": f, "first": whole[0] if whole else None, "last": whole[-1] if whole else None,
+                    "covers": bool(whole) and set(years) <= set(whole)})
+    return out
 
 
 def _plan(raw: str | None) -> SequencerPlan | None:
@@ -148,7 +172,9 @@ def design_from_forecast_view(request: HttpRequest, fit: int) -> HttpResponse:
         design = design_from_forecast(fit=row, start_year=start, end_year=end,
                                       user=request.user, plan=_plan(request.POST.get("plan")),
                                       node_type=request.POST.get("node_type") or None,
-                                      plan_on_top=bool(request.POST.get("plan_on_top")))
+                                      plan_on_top=bool(request.POST.get("plan_on_top")),
+                                      storage=_storage_fit(request.POST.get("storage_fit")),
+                                      plan_storage_on_top=bool(request.POST.get("plan_storage_on_top")))
     except (ScenarioError, CatalogImportError, PathsError) as exc:
         messages.error(request, f"Cannot start a design from forecast #{row.pk}: {exc}")
         return redirect(f"{reverse('designs:from-forecast', args=[row.pk])}?plan={request.POST.get('plan') or ''}")
