@@ -121,6 +121,7 @@ def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]
         if row.cluster_id else [],
         "notes": [n for n in overlaps.values() if n is not None],
         "storage_fits": storage_choices(list(range(first, last + 1))),
+        "storage_pick": request.GET.get("storage_fit", ""),  # preselected from a storage fit's page
     })
 
 

@@ -54,6 +54,9 @@ def test_the_form_starts_a_design_whose_storage_is_the_storage_forecast_s(client
     form = client.get(f"/designs/from-forecast/{core.pk}/").content.decode()
     assert 'name="storage_fit"' in form and f'<option value="{storage.pk}"' in form
     assert "2024–2026" in form.split('id="storage-fit"')[1].split("</select>")[0]  # its whole future years
+    assert f'<option value="{storage.pk}" data-first="2024" data-last="2026" >' in form  # not chosen unasked...
+    picked = client.get(f"/designs/from-forecast/{core.pk}/?storage_fit={storage.pk}").content.decode()
+    assert f'<option value="{storage.pk}" data-first="2024" data-last="2026" selected>' in picked  # ...or asked
     resp = client.post(f"/designs/from-forecast/{core.pk}/", {"storage_fit": storage.pk, "end_year": 2026})
     design = Design.objects.latest("pk")
     assert resp.status_code == 302 and resp["Location"] == f"/designs/{design.pk}/edit/"
