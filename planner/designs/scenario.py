@@ -30,7 +30,7 @@ from planner.designs.prices import PriceResolver, PriceSource, parse_price_trend
 from planner.designs.uncertainty import Uncertainty, parse_uncertainty
 from planner.hardware.catalog import Catalog, CatalogError, load_catalog
 from planner.hardware.design_model import DEFAULT_RHO_MAX, PipelineModel
-from planner.web.textfiles import yaml_load
+from planner.web.textfiles import UploadTextError, upload_text, yaml_load
 from planner.web.yaml_lines import with_lines
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -196,9 +196,11 @@ def read_scenario_file(path: str | Path) -> dict[str, Any]:
     """YAML (or JSON by suffix); a syntax error is one line: ``file:line:column: ...``."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = upload_text(p.read_bytes(), str(p))  # not UTF-8, or a NUL byte: refused with its line
     except OSError as exc:
         raise ScenarioError([f"{p}: cannot read ({exc.strerror})"]) from None
+    except UploadTextError as exc:
+        raise ScenarioError([str(exc)]) from None
     try:
         data = json.loads(text) if p.suffix.lower() == ".json" else yaml_load(text)
     except json.JSONDecodeError as exc:
@@ -425,7 +427,7 @@ def load_scenario(path_or_dict: str | Path | dict[str, Any], price_resolver: Pri
     try:
         sc = scenario_from_dict(data, base_dir=p.parent, price_resolver=price_resolver)
     except ScenarioError as exc:  # each field error with the line it is on
-        raise ScenarioError(with_lines(exc.errors, p.read_text(encoding="utf-8"))) from None
+        raise ScenarioError(with_lines(exc.errors, p.read_bytes().decode("utf-8-sig"))) from None
     sc.source_path = str(p)
     return sc
 

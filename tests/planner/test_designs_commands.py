@@ -39,6 +39,27 @@ def test_an_invalid_scenario_exits_non_zero_naming_the_field(tmp_path: Path) -> 
         call_command("evaluate_design", str(tmp_path / "missing.yaml"), stdout=io.StringIO())
 
 
+def test_a_scenario_that_is_not_utf8_or_holds_a_nul_is_refused_with_its_line(tmp_path: Path) -> None:
+    text = (SCENARIOS / "minerva_narrow_flash.yaml").read_text().replace(
+        "catalog: ../catalog.yaml", f"catalog: {ROOT / 'fixtures' / 'catalog.yaml'}")
+    latin1 = tmp_path / "latin1.yaml"
+    latin1.write_bytes(text.encode() + "# Universit\u00e9 de Gen\u00e8ve\n".encode("latin-1"))
+    line = text.count("\n") + 1
+    with pytest.raises(CommandError) as got:  # was Python's "'utf-8' codec can't decode byte 0xe9 in position ..."
+        call_command("evaluate_design", str(latin1), "--json", stdout=io.StringIO(), stderr=io.StringIO())
+    assert str(got.value).endswith(f"{latin1} line {line}: not UTF-8 text (byte {len(text.encode()) + 11}); save it as "
+                              "UTF-8 (or CSV UTF-8 from a spreadsheet)") and "\n" not in str(got.value)
+    nul = tmp_path / "nul.yaml"
+    nul.write_text(text.replace("horizon:", "hori\x00zon:", 1))
+    line = text[:text.index("horizon:")].count("\n") + 1
+    with pytest.raises(CommandError, match=rf"nul.yaml line {line}: a NUL byte \(a binary or damaged file\)$"):
+        call_command("optimize_design", str(nul), "--json", stdout=io.StringIO(), stderr=io.StringIO())
+    # a byte-order mark (a spreadsheet's or Notepad's UTF-8) is read, as an upload's is
+    bom = tmp_path / "bom.yaml"
+    bom.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert _run("evaluate_design", str(bom), "--json")["evaluation"]["years"]
+
+
 def test_optimize_design_reports_an_optimal_plan() -> None:
     out = _run("optimize_design", str(SCENARIOS / "minerva_optimised.yaml"), "--json", "--time-limit", "20")
     assert out["status"] in ("optimal", "gap") and out["mip_gap"] <= 1e-3
