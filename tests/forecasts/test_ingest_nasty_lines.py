@@ -150,13 +150,16 @@ def test_swf(tmp_path: Path, departments: Any) -> None:
         return f"{j} {submit} 10 {run} {alloc} -1 -1 {alloc} {req_time} -1 1 3 1 -1 1 -1 -1 -1"
 
     rows = [row(1), row(2) + "\r", row(3, run="1e309"), row(4, run="NaN"), row(5, alloc="-0"),
-            row(6, alloc="99999999999999"), row(7, submit="1e300"), row(8, req_time="1e30"), row(9), row(10)[:12]]
+            row(6, alloc="99999999999999"), row(7, submit="1e300"), row(8, req_time="1e30"), row(9), row(10)[:12],
+            row(11, run="1e12")]
     head = "; UnixStartTime: 843480031\n; MaxNodes: 100\n; MaxProcs: 100\n"
     run = _ingest(tmp_path, "swf", BOM + head + "\n".join(rows), "trace.swf")
     _check(run, {"1", "2", "5", "9"}, {
         6: "'1e309' is not a number", 7: "'NaN' is not a number", 9: "cores 99999999999999 is out of range",
-        10: "times are out of range", 11: "req_walltime_s 1000000000000000019884624838656 is out of range",
-        13: "expected 18 whitespace-separated fields, got 4"})
+        10: "field 2 (submit time): '1e300' takes the job's times past the year 9999",
+        11: "req_walltime_s 1000000000000000019884624838656 is out of range",
+        13: "expected 18 whitespace-separated fields, got 4",
+        14: "field 4 (run time): '1e12' takes the job's times past the year 9999"})
 
 
 def test_slurm_json(tmp_path: Path, departments: Any) -> None:

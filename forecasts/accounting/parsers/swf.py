@@ -192,12 +192,16 @@ def parse(
         if submit_s < 0:
             yield Rejected(lineno, f"field 2 ({FIELD_NAMES[1]}): {parts[1]!r} is unknown or negative", s)
             continue
+        field = 1  # which of submit (field 2), wait (3) and run time (4) takes the date past year 9999
         try:
             submit = base + timedelta(seconds=submit_s)
+            field = 2
             start = submit + timedelta(seconds=wait_s) if wait_s >= 0 else submit
+            field = 3
             end = start + timedelta(seconds=run_s)
         except OverflowError:
-            yield Rejected(lineno, "times are out of range", s)
+            yield Rejected(lineno, f"field {field + 1} ({FIELD_NAMES[field]}): {parts[field]!r} takes the job's "
+                                   "times past the year 9999", s)
             continue
         cores = int(alloc) if alloc >= 0 else (int(req_procs) if req_procs >= 0 else 0)
         procs_req = int(req_procs) if req_procs >= 0 else cores
