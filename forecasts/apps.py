@@ -13,6 +13,7 @@ class ForecastsConfig(AppConfig):
         from forecasts.accounting.org import attribution_changed
         from forecasts.chargeback import admin as _chargeback  # noqa: F401
         from forecasts.chargeback.services import statements_reprice_after_attribution_change
+        from forecasts.storage import admin as _storage  # noqa: F401
         from forecasts.workload.services import batch_rollup_ctes
 
         # Data flows one way (accounting -> workload, chargeback): accounting offers hooks and

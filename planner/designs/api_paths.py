@@ -97,6 +97,10 @@ class FromForecastIn(serializers.Serializer):
         help_text="the plan's sequencing data is new to the scanned file systems: add its TB on top of the storage "
                   "forecast (which holds every department's data); else a plan adding TB with a storage forecast "
                   "is refused")
+    storage_system = serializers.CharField(required=False, allow_blank=True, max_length=120,
+                                           help_text="with storage_fit: the catalog storage system the scanned file "
+                                                     "systems are; the design owns their recorded usable TB as its "
+                                                     "units (else it owns no storage)")
     start_year = serializers.IntegerField(required=False, help_text="default: the forecast's first whole year")
     end_year = serializers.IntegerField(required=False, help_text="default: up to five whole years")
 
@@ -125,7 +129,8 @@ def design_from_forecast_api(request: Request, fit: int) -> Response:
         start, end = design_years(row, v.get("start_year"), v.get("end_year"))
         design = design_from_forecast(fit=row, start_year=start, end_year=end, user=request.user, plan=plan,
                                       node_type=v.get("node_type") or None, plan_on_top=v["plan_on_top"],
-                                      storage=storage, plan_storage_on_top=v["plan_storage_on_top"])
+                                      storage=storage, plan_storage_on_top=v["plan_storage_on_top"],
+                                      storage_system=v.get("storage_system") or None)
     except (ScenarioError, CatalogImportError, PathsError) as exc:
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
     return Response({"design": design.pk, "name": design.name, "existing": design.scenario.get("existing", []),

@@ -13,6 +13,7 @@ from datetime import date
 from typing import Any
 
 import numpy as np
+from django.db import models
 
 from forecasts.demand.growth.calendar import add_months
 from forecasts.demand.models import ForecastFit
@@ -167,14 +168,17 @@ def storage_tb_by_year(fit: ForecastFit, years: list[int], plan_tb: dict[int, fl
 
 
 def storage_start(storage: ForecastFit, years: list[int], plan_tb: dict[int, float], plan_name: str | None,
-                  on_top: bool) -> tuple[dict[int, float], str, str]:
+                  on_top: bool, system: str | None = None) -> tuple[dict[int, float], str, str, list[dict[str, Any]]]:
     """A design started with a storage forecast too: each year's typed-in storage (TB: the fit's year-end median
-    plus the plan's TB stored), the description's sentence and the scenario's comment lines. A PB-stored trend
-    is of every scanned file system (no per-department storage series), so it holds the data of whatever
-    sequencing already runs: a plan that adds TB in the design's years goes on top only when the planner says
-    its data is new (``on_top``), else PathsError; the design starts owning no storage (a file system has no
-    purchase year or catalog system on record), which the comment says with the file systems' recorded TB."""
-    from forecasts.storage.models import FileSystem
+    plus the plan's TB stored), the description's sentence, the scenario's comment lines and the ``existing``
+    storage entries. A PB-stored trend is of every scanned file system (no per-department storage series), so it
+    holds the data of whatever sequencing already runs: a plan that adds TB in the design's years goes on top
+    only when the planner says its data is new (``on_top``), else PathsError. With ``system`` (the catalog
+    storage system the file systems are) the design owns each file system's recorded usable TB as units of it
+    (inventory.existing_storage); without one it owns no storage, and the comment gives the recorded TB."""
+    from forecasts.storage.models import FileSystem, StorageSnapshot
+    from planner.designs.inventory import FileSystemRecord, existing_storage
+    from planner.hardware.models import StorageSystem
 
     fit = linked_fit(storage.pk, "storage_pb")
     adds = plan_name is not None and any(plan_tb.get(y, 0.0) > 0 for y in years)
@@ -184,15 +188,41 @@ def storage_start(storage: ForecastFit, years: list[int], plan_tb: dict[int, flo
                          f"new to these file systems (plan's data on top), or start without the storage forecast")
     by_year = storage_tb_by_year(fit, years, plan_tb if adds else None)
     words = (f" Storage from the PB-stored forecast #{fit.pk} ({fit.series_label}, its year-end medians"
-             + (f", plus plan '{plan_name}''s TB held, its data new to these file systems)." if adds else ")."))
-    systems = list(FileSystem.objects.exclude(capacity_tb=None).values_list("name", "capacity_tb"))
-    owned = (f"{sum(tb for _, tb in systems):,.0f} TB usable recorded on {len(systems)} file system(s): "
-             + ", ".join(f"{n} {tb:,.0f} TB" for n, tb in systems)) if systems else "no file system capacity recorded"
+             + (f", plus plan '{plan_name}''s TB held, its data new to these file systems)" if adds else ")"))
+    systems = list(FileSystem.objects.exclude(capacity_tb=None).values_list("pk", "name", "capacity_tb"))
+    owned = "no file system capacity recorded" if not systems else (
+        f"{sum(tb for _, _, tb in systems):,.0f} TB usable recorded on {len(systems)} file system(s): "
+        + ", ".join(f"{n} {tb:,.0f} TB" for _, n, tb in systems))
     comment = (f"# demand storage_tb: storage forecast #{fit.pk}'s year-end median"
-               + (" plus the plan's TB held" if adds else "") + " (TB)\n"
-               f"# existing: no storage owned ({owned}); add existing[] storage_system lines for what you own, "
-               "or the design buys all of it\n")
-    return by_year, words, comment
+               + (" plus the plan's TB held" if adds else "") + " (TB)\n")
+    existing: list[dict[str, Any]] = []
+    if system:
+        row = StorageSystem.objects.filter(name=system).first()
+        if row is None:
+            raise PathsError(f"no storage system {system!r} in the hardware catalog")
+        if not systems:
+            raise PathsError("no file system has a recorded capacity to count as owned storage: record it (admin, "
+                             "File systems) or start without a storage system")
+        first = dict(StorageSnapshot.objects.filter(status="completed").values("filesystem")
+                     .annotate(first=models.Min("taken_on")).values_list("filesystem", "first"))
+        records = [FileSystemRecord(n, float(tb), first.get(pk)) for pk, n, tb in systems]
+        existing, not_whole = existing_storage(records, row.name, row.usable_tb, row.lifetime_years, years[0])
+        units = sum(e["count"] for e in existing)
+        words += f"; owns the file systems' recorded capacity as {units} {row.name} units."
+        comment += (f"# existing storage: {owned}, as {row.name} units ({row.usable_tb:,.0f} TB usable each), "
+                    f"bought the year each was first scanned, kept at least through {years[0]}\n")
+        if not_whole:
+            comment += f"# not whole {row.name} units (rounded): {'; '.join(not_whole)}\n"
+        ends = sorted({e["purchase_year"] + e.get("lifetime_years", row.lifetime_years) - 1 for e in existing})
+        if ends and ends[0] < years[-1]:
+            words += (f" They retire at the end of {', '.join(map(str, ends))} (the catalog's "
+                      f"{row.lifetime_years}-year life from the first scan; edit existing[].lifetime_years if they "
+                      "serve longer).")
+    else:
+        words += "."
+        comment += (f"# existing: no storage owned ({owned}); add existing[] storage_system lines for what you own, "
+                    "or the design buys all of it\n")
+    return by_year, words, comment, existing
 
 
 def _rename(text: str, moved: dict[int, int]) -> str:

@@ -72,3 +72,36 @@ def node_type_of(cores: int, nodes: int, widths: dict[str, int]) -> str | None:
         return None
     matches = [name for name, width in widths.items() if width == cores // nodes]
     return matches[0] if len(matches) == 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class FileSystemRecord:
+    name: str
+    capacity_tb: float  # usable TB recorded
+    first_scanned: date | None  # the records show it running since then (None: never scanned)
+
+
+def existing_storage(file_systems: Iterable[FileSystemRecord], system: str, usable_tb: float, lifetime_years: int,
+                     start_year: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """The scanned file systems as ``existing`` entries of the catalog storage ``system``: per file system, the
+    nearest whole number of units to its recorded usable TB (at least one), bought in the year it was first
+    scanned (the earliest the records show it; the year before ``start_year`` when never scanned) and, like
+    nodes the records show running, kept at least through ``start_year``. Also the file systems whose capacity
+    is not a whole number of units, e.g. "work: 600 TB = 0.8 units of 750 TB", for the planner to check."""
+    if usable_tb <= 0 or lifetime_years <= 0:
+        raise ValueError("usable_tb and lifetime_years must be positive")
+    existing, not_whole = [], []
+    for fs in file_systems:
+        if fs.capacity_tb <= 0:
+            continue
+        units = fs.capacity_tb / usable_tb
+        count = max(1, round(units))
+        if abs(count - units) > 1e-6:
+            not_whole.append(f"{fs.name}: {fs.capacity_tb:,.0f} TB = {units:.2f} units of {usable_tb:,.0f} TB")
+        year = min(fs.first_scanned.year if fs.first_scanned else start_year - 1, start_year - 1)
+        entry: dict[str, Any] = {"storage_system": system, "count": count, "purchase_year": year,
+                                 "note": f"file system {fs.name} ({fs.capacity_tb:,.0f} TB usable recorded)"}
+        if year + lifetime_years <= start_year:
+            entry["lifetime_years"] = start_year - year + 1
+        existing.append(entry)
+    return existing, not_whole

@@ -297,7 +297,7 @@ def retirements(existing: list[dict[str, Any]], lifetime: int, start_year: int, 
 def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, user: Any = None,
                          plan: SequencerPlan | None = None, node_type: str | None = None,
                          plan_on_top: bool = False, storage: ForecastFit | None = None,
-                         plan_storage_on_top: bool = False) -> Any:
+                         plan_storage_on_top: bool = False, storage_system: str | None = None) -> Any:
     """Start a design for a cluster from its core-hours forecast: demand and paths linked to the fit.
 
     With ``node_type`` (the cluster's nodes in the catalog) the design owns the cluster's recorded nodes
@@ -307,7 +307,8 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
     of all but D or of another single department; without one, a fit of all but any department); on any other
     fit only with ``plan_on_top`` (its sequencing is new to the cluster), else PathsError. With ``storage`` (a
     PB-stored forecast) the storage check is on too, its demand and paths from that fit
-    (forecast_links.storage_start; a plan's TB on top only with ``plan_storage_on_top``)."""
+    (forecast_links.storage_start; a plan's TB on top only with ``plan_storage_on_top``; with ``storage_system``
+    it owns the file systems' recorded capacity as units of that catalog storage system)."""
     import yaml
 
     from planner.designs.services import design_create
@@ -355,9 +356,14 @@ def design_from_forecast(*, fit: ForecastFit, start_year: int, end_year: int, us
                     "core-hours in its whole years\n")
     demand = [{"year": y, "core_hours": v} for y, v in core_hours_by_year(fit, years, factor, plan_hours).items()]
     off = ["storage_tb", "genomes_per_day", "ingest_tb_per_day", "files"]
+    if storage_system and storage is None:
+        raise PathsError("the file systems are counted as owned storage only with a storage forecast: choose one")
     if storage is not None:
         plan_tb = {p.year: float(p.storage_tb) for p in whole_plan_years(seq)} if seq is not None else {}
-        tb, words, lines = storage_start(storage, years, plan_tb, str(plan) if plan else None, plan_storage_on_top)
+        tb, words, lines, owned = storage_start(storage, years, plan_tb, str(plan) if plan else None,
+                                                plan_storage_on_top, storage_system)
+        if owned:
+            data["existing"] = list(data.get("existing") or []) + owned
         for row_ in demand:
             row_["storage_tb"] = tb[row_["year"]]
         links["storage_fit"] = storage.pk

@@ -90,7 +90,8 @@ def design_use_newest(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]) -> HttpResponse:
-    from planner.hardware.models import NodeType
+    from forecasts.storage.models import FileSystem
+    from planner.hardware.models import NodeType, StorageSystem
 
     first, last = design_years(row)  # the default span; any of ``whole`` can be chosen
     plans = []
@@ -122,6 +123,8 @@ def _from_forecast_form(request: HttpRequest, row: ForecastFit, whole: list[int]
         "notes": [n for n in overlaps.values() if n is not None],
         "storage_fits": storage_choices(list(range(first, last + 1))),
         "storage_pick": request.GET.get("storage_fit", ""),  # preselected from a storage fit's page
+        "storage_systems": StorageSystem.objects.order_by("kind", "name"),
+        "file_systems": FileSystem.objects.exclude(capacity_tb=None).order_by("name"),
     })
 
 
@@ -175,7 +178,8 @@ def design_from_forecast_view(request: HttpRequest, fit: int) -> HttpResponse:
                                       node_type=request.POST.get("node_type") or None,
                                       plan_on_top=bool(request.POST.get("plan_on_top")),
                                       storage=_storage_fit(request.POST.get("storage_fit")),
-                                      plan_storage_on_top=bool(request.POST.get("plan_storage_on_top")))
+                                      plan_storage_on_top=bool(request.POST.get("plan_storage_on_top")),
+                                      storage_system=request.POST.get("storage_system") or None)
     except (ScenarioError, CatalogImportError, PathsError) as exc:
         messages.error(request, f"Cannot start a design from forecast #{row.pk}: {exc}")
         return redirect(f"{reverse('designs:from-forecast', args=[row.pk])}?plan={request.POST.get('plan') or ''}")

@@ -117,6 +117,10 @@ def test_the_api_takes_a_storage_forecast_and_refuses_what_is_not_one(client: An
     assert made.status_code == 201, made.content
     design = Design.objects.get(pk=made.json()["design"])
     assert design.scenario["uncertainty"]["forecast"]["storage_fit"] == storage.pk
+    assert "existing" not in design.scenario  # no storage system named: nothing owned
+    made = client.post(url, {"storage_fit": storage.pk, "storage_system": "ddn-sfa10k"},
+                       content_type="application/json")
+    assert made.status_code == 201 and [e["count"] for e in made.json()["existing"]] == [1, 1]
     for bad in (core.pk, 10**8):  # a core-hours fit is no storage forecast; nor is an id of nothing
         resp = client.post(url, {"storage_fit": bad}, content_type="application/json")
         assert resp.status_code == 400 and resp.json() == {"detail": f"no storage forecast #{bad}"}
@@ -135,3 +139,42 @@ def test_without_a_storage_forecast_the_form_says_how_to_make_one(client: Any, p
     sc = Design.objects.latest("pk").scenario
     assert "storage_tb" in sc["constraints"]["off"] and "storage_fit" not in sc["uncertainty"]["forecast"]
     assert yaml.safe_dump(sc)  # a plain scenario, as before
+
+
+def test_the_file_systems_can_be_owned_as_a_catalog_storage_system_and_then_storage_holds(
+        client: Any, planner_user: Any, site: dict[str, Any]) -> None:
+    from forecasts.storage.models import FileSystem
+
+    core, storage = site["core"], site["storage"]
+    login(client, planner_user)
+    form = client.get(f"/designs/from-forecast/{core.pk}/").content.decode()
+    assert 'id="storage-system"' in form and "scratch 400 TB, work 600 TB usable recorded" in form
+    client.post(f"/designs/from-forecast/{core.pk}/", {"storage_fit": storage.pk, "storage_system": "ddn-sfa10k",
+                                                       "end_year": 2026})
+    design = Design.objects.latest("pk")
+    # 750 TB usable a unit: work 600 TB and scratch 400 TB are one unit each, bought when first scanned (2020)
+    assert [(e["storage_system"], e["count"], e["purchase_year"]) for e in design.scenario["existing"]] == [
+        ("ddn-sfa10k", 1, 2020), ("ddn-sfa10k", 1, 2020)]
+    assert "owns the file systems' recorded capacity as 2 ddn-sfa10k units" in design.scenario["description"]
+    assert "# not whole ddn-sfa10k units (rounded): scratch: 400 TB = 0.53 units" in design.scenario_yaml
+    # 1,500 TB usable at the 80 % fullness limit is 1,200 TB plannable, above every year's ~0.9-1.1 PB median
+    ev = design_evaluate(design=design)
+    chance = design_chance(design, ev)
+    assert chance is not None and "report" in chance, chance
+    held = {y["year"]: next(c for c in y["constraints"] if c["constraint"] == "storage_tb")["probability"]
+            for y in chance["report"]["years"]}
+    assert held[2024] > 0.9, held
+    # first scanned in 2020, the catalog's 5-year life ends with 2024: the description says when they retire
+    assert held[2025] == 0.0 and "They retire at the end of 2024 (the catalog's 5-year life" in \
+        design.scenario["description"]
+    # named without a storage forecast, or unknown to the catalog: refused with the reason, nothing made
+    before = Design.objects.count()
+    for post, why in (({"storage_system": "ddn-sfa10k"}, "only with a storage forecast"),
+                      ({"storage_fit": storage.pk, "storage_system": "tape-9000"}, "no storage system 'tape-9000'")):
+        page = client.post(f"/designs/from-forecast/{core.pk}/", post, follow=True).content.decode()
+        assert why in page.replace("&#x27;", "'"), why
+    assert Design.objects.count() == before
+    # without any recorded capacity the form says so instead of offering a system
+    FileSystem.objects.update(capacity_tb=None)
+    form = client.get(f"/designs/from-forecast/{core.pk}/").content.decode()
+    assert 'id="no-file-system-capacity"' in form and 'id="storage-system"' not in form

@@ -24,12 +24,14 @@ def test_a_planner_checks_storage_on_the_storage_forecast_from_the_start_form(pa
     page.wait_for_selector("#from-forecast-form")
     assert page.input_value("#storage-fit") == ""  # compute only unless the planner chooses one
     page.select_option("#storage-fit", str(storage.pk))
+    page.select_option("#storage-system", "ddn-sfa10k")  # the scanned file systems, owned as these units
     page.locator("#storage-fit").scroll_into_view_if_needed()
     screenshot(page, "designs-from-forecast-storage-form")
     page.click("text=Start the design")
     page.wait_for_url("**/designs/*/edit/")
     design = Design.objects.latest("pk")
     assert design.scenario["uncertainty"]["forecast"]["storage_fit"] == storage.pk
+    assert sum(e["count"] for e in design.scenario["existing"]) == 2
     page.click("text=Save and evaluate")
     page.wait_for_selector("#chance-table")
     table = page.locator("#chance-table").inner_text()

@@ -61,3 +61,27 @@ def test_the_node_type_is_guessed_only_when_exactly_one_is_as_wide() -> None:
     assert node_type_of(1200, 100, widths) is None  # two 12-core types
     assert node_type_of(1000, 3, widths) is None  # not a whole number of cores a node
     assert node_type_of(3584, 0, widths) is None  # nodes not recorded
+
+
+def test_file_systems_become_whole_storage_units_bought_when_first_scanned_and_kept_through_the_first_year() -> None:
+    from planner.designs.inventory import FileSystemRecord, existing_storage
+
+    records = [FileSystemRecord("work", 1500.0, date(2014, 3, 1)),  # 2 units exactly
+               FileSystemRecord("scratch", 400.0, date(2019, 6, 1)),  # 0.53 units: 1, named
+               FileSystemRecord("never", 900.0, None),  # never scanned: the year before the design's first
+               FileSystemRecord("empty", 0.0, date(2019, 1, 1))]  # no capacity: not owned storage
+    existing, not_whole = existing_storage(records, "ddn-sfa10k", 750.0, 5, 2021)
+    assert existing == [
+        {"storage_system": "ddn-sfa10k", "count": 2, "purchase_year": 2014, "lifetime_years": 8,
+         "note": "file system work (1,500 TB usable recorded)"},  # 2014 + 5 <= 2021: kept through 2021
+        {"storage_system": "ddn-sfa10k", "count": 1, "purchase_year": 2019,
+         "note": "file system scratch (400 TB usable recorded)"},
+        {"storage_system": "ddn-sfa10k", "count": 1, "purchase_year": 2020,
+         "note": "file system never (900 TB usable recorded)"},
+    ]
+    assert not_whole == ["scratch: 400 TB = 0.53 units of 750 TB", "never: 900 TB = 1.20 units of 750 TB"]
+    # a file system first scanned in or after the first year was running before the records began: bought before
+    later, _ = existing_storage([FileSystemRecord("new", 750.0, date(2022, 1, 1))], "x", 750.0, 5, 2021)
+    assert later[0]["purchase_year"] == 2020
+    with pytest.raises(ValueError):
+        existing_storage(records, "x", 0.0, 5, 2021)
