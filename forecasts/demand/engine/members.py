@@ -23,7 +23,10 @@ Members (names used in results and for pinning):
   ``OPTIONAL_MEMBERS``);
 - ``arima``: AutoARIMA (Hyndman-Khandakar stepwise search, maximum likelihood, p, q <= 2 and
   seasonal P, Q <= 1: short series support no more);
-- ``rwd``: random walk with drift.
+- ``rwd``: random walk with drift;
+- ``rwdm``: random walk with a robust drift, the median of the history's first differences
+  (``rwd``'s drift is their mean, (z_n - z_1) / (n - 1), which rests on the two end points
+  alone); not in the defaults (see ``OPTIONAL_MEMBERS``).
 
 On the log scale every component is additive (a multiplicative model of log values is not
 meaningful); seasonal decompositions of Theta are additive there too.
@@ -41,9 +44,10 @@ import numpy as np
 from .scale import FloatArray, Scale
 
 STAT_MEMBERS = ("ets", "ets_damped", "theta", "dotm", "arima", "rwd")
-# Members that run only when asked for by name (``members=`` / ``--members``): AutoCES did not
-# pass the M3 validation bar for the default combination (docs/forecasting.md).
-OPTIONAL_MEMBERS = ("ces",)
+# Members that run only when asked for by name (``members=`` / ``--members``): AutoCES and the
+# median-drift random walk did not pass the validation bars for the default combination
+# (docs/forecasting.md).
+OPTIONAL_MEMBERS = ("ces", "rwdm")
 ALL_MEMBERS = (*STAT_MEMBERS, *OPTIONAL_MEMBERS)
 
 
@@ -208,6 +212,25 @@ class ArimaMember:
 
 
 @dataclass
+class MedianDriftMember:
+    """A random walk whose drift is the median of the history's first differences (a robust drift:
+    one jump or crash in the history moves it by at most one difference's rank, where it moves the
+    mean drift by its whole size divided by n - 1).  Seasons are ignored, as ``rwd`` ignores them."""
+
+    name: str = "rwdm"
+    min_obs: int = 2
+
+    def forecast(self, z: FloatArray, h: int, scale: Scale) -> FloatArray:
+        if z.size < self.min_obs or not np.all(np.isfinite(z)):
+            return _nan(h)
+        drift = float(np.median(np.diff(z)))
+        return z[-1] + drift * np.arange(1, h + 1)
+
+    def for_backtest(self) -> MedianDriftMember:
+        return self
+
+
+@dataclass
 class ScaledMember:
     """A member fitted on ``inner_scale`` (the scale the log rule did not choose) whose forecasts
     are returned on the series' working scale, so it is scored, trimmed and combined like the
@@ -294,6 +317,7 @@ def default_members(season_length: int, scale: Scale, positive: bool, names: tup
         "arima": lambda: ArimaMember("arima", season_length),
         "ces": lambda: CesMember("ces", season_length),
         "rwd": lambda: StatsMember("rwd", _rwd, season_length, min_obs=2),
+        "rwdm": lambda: MedianDriftMember("rwdm"),
     }
     unknown = [n for n in names if n not in makers]
     if unknown:

@@ -331,3 +331,20 @@ def test_below_seven_backtest_origins_the_sign_test_leaves_no_member_out():
     fc = forecast(y, 3, members=("rwd",), extra_members=[_Drifted("half_drift", 0.5)], log=False)
     assert fc.backtest_origins < 7
     assert not any(m.note.startswith("left out: its one-step") for m in fc.members)
+
+
+def test_the_median_drift_random_walk_is_an_optional_member_that_one_jump_does_not_steer():
+    from forecasts.demand.engine.members import ALL_MEMBERS, STAT_MEMBERS, MedianDriftMember
+    from forecasts.demand.engine.scale import Scale
+
+    assert "rwdm" in ALL_MEMBERS and "rwdm" not in STAT_MEMBERS  # asked for by name only
+    y = np.concatenate([np.arange(10.0), np.arange(10.0, 20.0) + 50.0])  # steps of 1 and one jump of 51
+    rwdm = MedianDriftMember()
+    assert rwdm.forecast(y, 3, Scale(False)) == pytest.approx([70.0, 71.0, 72.0])  # the median step, 1
+    rwd = forecast(y, 3, members=("rwd",), pin="rwd", log=False)
+    assert rwd.column("median") == pytest.approx(69.0 + (69.0 / 19.0) * np.arange(1, 4))  # the mean step, 69 / 19
+    assert np.all(np.isnan(rwdm.forecast(np.array([5.0]), 2, Scale(False))))  # no difference to take
+    fc = forecast(5.0 * 1.1 ** np.arange(20) * (1 + 0.01 * np.sin(np.arange(20.0))), 4, members=("theta", "rwdm"))
+    names = {m.name for m in fc.members}
+    assert {"rwdm", "rwdm_orig" if fc.log else "rwdm_log"} <= names  # with its other-scale twin, like the others
+    assert "rwdm" not in {m.name for m in forecast(y, 4).members}
