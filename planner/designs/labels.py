@@ -126,6 +126,15 @@ def any_figure(rows: Any, keys: tuple[str, ...] | list[str]) -> bool:
     return any(bool(row.get(k)) for row in rows or [] for k in keys)
 
 
+def genomics_applies(rows: Any) -> bool:
+    """Whether a design's per-genome figures mean something: some year checks genomes/day or asks for genomes.
+    A design with the genomes check off and no genomes demand (a cluster's compute and storage) still has a
+    genomes/day capacity wherever it owns a storage tier, but its KPI "25 genomes/day (demand 0)" and a cost per
+    genome were figures of a question nobody asked: pages leave them out, as they do for a compute-only design."""
+    return any(c.get("name") == "genomes_per_day" for row in rows or [] for c in row.get("checks") or []) \
+        or any_figure(rows, ("genomes_per_day_demand",))
+
+
 # A met constraint that one unit fewer would break sized the purchase: the page marks it "binds" (a reading aid,
 # not a rule of the evaluation or the optimiser). Where no unit can be taken away, less slack than this share of
 # its requirement stands in for that rule.

@@ -25,6 +25,7 @@ from planner.designs.labels import (
     check_label,
     compute_capacity_rule,
     constraint_label,
+    genomics_applies,
     is_binding,
     reference_core_label,
     run_status,
@@ -413,7 +414,6 @@ def run_save_design(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("designs:detail", pk=design.pk)
 
 
-GENOME_FIGURES = ("genomes_per_day_capacity", "genomes_per_day_demand", "wall_core_hours_per_genome")
 STORAGE_FIGURES = ("plannable_tb", "usable_tb", "demand_tb", "flash_tb")
 GENOME_FACTORS = ("sequencers", "per_genome_hours")  # sensitivity bars that move only genomics
 
@@ -481,7 +481,7 @@ def compare(request: HttpRequest) -> HttpResponse:
     cores = [reference_core_label(it["design"].scenario).split(" (")[0] for it in items]
     table.append({"label": "Core-hours counted on", "fmt": "text", "values": cores})
     # figures that apply to none of the designs compared (compute-only designs: genomes, storage) are left out
-    genomes = _any_figure([r for _, r in series], GENOME_FIGURES)
+    genomes = any(genomics_applies(r.get("years")) for _, r in series)
     storage = _any_figure([r for _, r in series], STORAGE_FIGURES)
     ctx = {
         "items": items, "chosen": chosen, "all_designs": all_designs, "table": table, "per_year": per_year,

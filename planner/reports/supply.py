@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.designs.labels import genomics_applies
 from planner.reports.builder import Builder, check_name
 from planner.reports.document import Figure, Section, Series, Table, fmt_int, fmt_num, fmt_pct, fmt_tf, fmt_usd
 
@@ -126,15 +127,19 @@ def schedule_section(b: Builder, title: str) -> Section:
     target = fmt_pct(conf.get("utilisation_target", 0.85))
     columns = ["year", f"compute capacity (M core-h at the {target} target, reference core)",
                "compute demand (M core-h)"]
+    genomes = not only and genomics_applies(years)  # a cluster's compute and storage: no genomes columns
     if not only:
-        columns += ["plannable storage (TB)", "storage demand (TB)", "genomes/day capacity", "genomes/day demand"]
+        columns += ["plannable storage (TB)", "storage demand (TB)"]
+    if genomes:
+        columns += ["genomes/day capacity", "genomes/day demand"]
     rows = []
     for y in years:
         row = [str(y["year"]), fmt_num(y["normalised_core_hours_at_target"] / 1e6, 1),
                fmt_num(y["demand_core_hours"] / 1e6, 1)]
         if not only:
-            row += [fmt_int(y["plannable_tb"]), fmt_int(y["demand_tb"]), fmt_num(y["genomes_per_day_capacity"], 0),
-                    fmt_num(y["genomes_per_day_demand"], 0)]
+            row += [fmt_int(y["plannable_tb"]), fmt_int(y["demand_tb"])]
+        if genomes:
+            row += [fmt_num(y["genomes_per_day_capacity"], 0), fmt_num(y["genomes_per_day_demand"], 0)]
         row.append("all met" if all(c["passed"] for c in y["checks"]) else
                    "short: " + ", ".join(check_name(c["name"]) for c in y["checks"] if not c["passed"]))
         rows.append(row)
@@ -177,7 +182,7 @@ def cost_tables(years: list[dict[str, Any]], only: bool, ref: list[str], target:
         [[str(y["year"]), fmt_int(y["cores"]), fmt_usd(y["capex_usd"]), fmt_usd(y.get("power_usd")),
           fmt_usd(y.get("support_usd")), fmt_usd(y["opex_usd"]), fmt_usd(y.get("tco_usd"))] for y in years],
         ref, [False] + [True] * 6)
-    genomes = not only and any(y.get("genomes_per_day_capacity") for y in years)
+    genomes = not only and genomics_applies(years)
     columns = ["year", "annualised cost", "core-hours at target, all cores (M)", "cost per core-hour"]
     if genomes:
         columns += ["genomes/day capacity", "cost per genome"]

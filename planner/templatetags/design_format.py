@@ -7,7 +7,7 @@ from typing import Any
 
 from django import template
 
-from planner.designs.labels import any_figure
+from planner.designs.labels import any_figure, genomics_applies
 
 register = template.Library()
 
@@ -97,6 +97,12 @@ def short_rule(rule: str) -> str:
     without the cited benchmark and nested rules (shown in full on demand)."""
     head = str(rule).split(" [", 1)[0].split(" (", 1)[0]
     return head
+
+
+@register.filter
+def genomics(rows: Any) -> bool:
+    """Whether the per-genome figures apply to these year rows (planner.designs.labels.genomics_applies)."""
+    return genomics_applies(rows)
 
 
 @register.filter

@@ -167,6 +167,14 @@ def test_the_file_systems_can_be_owned_as_a_catalog_storage_system_and_then_stor
     # first scanned in 2020, the catalog's 5-year life ends with 2024: the description says when they retire
     assert held[2025] == 0.0 and "They retire at the end of 2024 (the catalog's 5-year life" in \
         design.scenario["description"]
+    # the storage tier gives the design a genomes/day capacity, but nobody asked for genomes: the page shows none of
+    # it (it read "25 genomes/day in 2024 (demand 0)" and a cost per genome), the compute figures instead
+    html = client.get(f"/designs/{design.pk}/").content.decode()
+    table = html.split('id="year-table"', 1)[1].split("</table>", 1)[0]
+    assert "plannable TB / usable TB" in table
+    for absent in ("genomes/day capacity", "wall core-hours per genome", "cost per genome"):
+        assert absent not in table
+    assert 'id="kpi-core-hours"' in html and "genomes/day in 2024" not in html
     # named without a storage forecast, or unknown to the catalog: refused with the reason, nothing made
     before = Design.objects.count()
     for post, why in (({"storage_system": "ddn-sfa10k"}, "only with a storage forecast"),

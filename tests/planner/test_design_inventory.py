@@ -85,3 +85,16 @@ def test_file_systems_become_whole_storage_units_bought_when_first_scanned_and_k
     assert later[0]["purchase_year"] == 2020
     with pytest.raises(ValueError):
         existing_storage(records, "x", 0.0, 5, 2021)
+
+
+def test_genomics_applies_where_a_year_checks_genomes_or_asks_for_them() -> None:
+    from planner.designs.labels import genomics_applies
+
+    check = {"name": "genomes_per_day", "passed": True}
+    storage = {"name": "storage_tb", "passed": True}
+    assert genomics_applies([{"checks": [storage], "genomes_per_day_demand": 0, "genomes_per_day_capacity": 25}]) \
+        is False  # a capacity nobody asked about
+    assert genomics_applies([{"checks": [storage, check], "genomes_per_day_demand": 0}])  # checked, even at 0
+    assert genomics_applies([{"checks": [storage], "genomes_per_day_demand": 0},
+                             {"checks": [storage], "genomes_per_day_demand": 12.5}])  # asked for in one year
+    assert genomics_applies([]) is False and genomics_applies(None) is False
