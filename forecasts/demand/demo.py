@@ -71,8 +71,24 @@ def load_forecasts(log: Callable[[str], None]) -> None:
                                       exclude_department=spec.exclude_department).exists():
             continue
         try:
-            forecast_fit_create(spec, horizon_months=36)
+            forecast_fit_create(spec, horizon_months=_storage_horizon() if spec.metric == "storage_pb" else 36)
             fitted += 1
         except SeriesError as exc:
             log(f"forecast {spec.label}: skipped ({exc})")
     log(f"usage and storage forecasts: {fitted} fitted, {len(specs) - fitted} already present or skipped")
+
+
+def _storage_horizon() -> int:
+    """The storage fit's horizon in months: to the end of the usage fits' last year (36 months past the logs' last
+    month). The quarterly scans end before the logs do (the last on 1 October 2019 for logs to December), so 36
+    months past the scans would stop inside that year, and a design started from the cluster's forecast for its
+    last year could not take its storage from this fit."""
+    from django.db.models import Max
+
+    from forecasts.storage.models import StorageSnapshot
+
+    logs = UsageMonthly.objects.aggregate(m=Max("month"))["m"]
+    scans = StorageSnapshot.objects.filter(status="completed").aggregate(d=Max("taken_on"))["d"]
+    if logs is None or scans is None:
+        return 36
+    return 36 + max(0, (logs.year - scans.year) * 12 + logs.month - scans.month)

@@ -1,5 +1,6 @@
 """Demo steps: the Minerva narrow-flash design judged on demand paths, and a plan bought for 90%; a design
-for the demo cluster started from its own core-hours forecast, with its 90% plan bought and saved as a design.
+for the demo cluster started from its own core-hours forecast and the storage forecast (owning nexus-gpfs's
+recorded capacity), with its 90% plan bought and saved as a design.
 
 A new version of the narrow-flash design gains an ``uncertainty:`` block: the study's yearly
 figures with a lognormal spread that widens by year, and the sequencer fleet's spread (docs/
@@ -13,6 +14,7 @@ from collections.abc import Callable
 
 import yaml
 
+from forecasts.demand.models import ForecastFit
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.services import design_create, design_evaluate, optimizer_run_save_design
 from planner.designs.services_paths import (
@@ -53,13 +55,29 @@ def load_design_on_paths(log: Callable[[str], None]) -> None:
         log(f"  90% service-level plan queued as optimiser run #{run.pk} (the worker solves it)")
 
 
+DEMO_STORAGE_SYSTEM = "ddn-sfa10k"  # the demo's assumption of what nexus-gpfs is: a disk system of the catalog
+
+
+def _storage_for(years: tuple[int, int]) -> tuple[ForecastFit | None, str | None]:
+    """The newest storage forecast covering ``years`` whole, and the catalog system the demo's file systems are
+    (when the catalog holds it and a file system has a recorded capacity); (None, None) otherwise."""
+    from forecasts.storage.models import FileSystem
+    from planner.hardware.models import StorageSystem
+
+    for fit in ForecastFit.objects.filter(metric=ForecastFit.Metric.STORAGE_PB, frequency="M").order_by("-pk"):
+        if set(range(years[0], years[1] + 1)) <= set(whole_future_years(fit)):
+            owned = (StorageSystem.objects.filter(name=DEMO_STORAGE_SYSTEM).exists()
+                     and FileSystem.objects.exclude(capacity_tb=None).exists())
+            return fit, DEMO_STORAGE_SYSTEM if owned else None
+    return None, None
+
+
 def load_design_from_forecast(log: Callable[[str], None]) -> None:
     """What a planner does from a forecast page: the demo cluster's next three whole years from its newest
     core-hours forecast (all departments), owning the cluster's recorded nodes (64-core: the catalog's
     amd-interlagos, the only node type that wide), the design judged on the forecast's paths, and its 90% plan
     bought and saved as a design (the grant report on the cluster is written on it: planner.reports.demo)."""
     from forecasts.accounting.demo import CLUSTER
-    from forecasts.demand.models import ForecastFit
 
     fits = ForecastFit.objects.filter(metric=ForecastFit.Metric.CORE_HOURS, cluster__isnull=False,
                                       department__isnull=True, exclude_department__isnull=True).order_by("-created_at")
@@ -73,13 +91,17 @@ def load_design_from_forecast(log: Callable[[str], None]) -> None:
     if existing is None and not whole:
         log(f"design from a forecast: skipped (forecast #{fit.pk} has no whole future year)")
         return
-    design = existing or design_from_forecast(fit=fit, start_year=whole[0], end_year=whole[min(len(whole), 3) - 1],
-                                              node_type=guess_node_type(fit))
+    years = (whole[0], whole[min(len(whole), 3) - 1]) if whole else (0, 0)
+    storage, system = _storage_for(years) if existing is None else (None, None)
+    design = existing or design_from_forecast(fit=fit, start_year=years[0], end_year=years[1],
+                                              node_type=guess_node_type(fit), storage=storage, storage_system=system)
     design_evaluate(design=design)
     horizon = design.scenario.get("horizon") or {}
-    log(f"design from a forecast: {design.name} ({horizon.get('start_year')}-{horizon.get('end_year')})")
-    # bought here, not queued: the cluster's own plan is a small model (one node type wide enough, compute only),
-    # solved in a second or two, and the demo's grant report on the cluster is written on it
+    links = (design.scenario.get("uncertainty") or {}).get("forecast") or {}
+    log(f"design from a forecast: {design.name} ({horizon.get('start_year')}-{horizon.get('end_year')})"
+        + (f", storage from forecast #{links['storage_fit']}" if "storage_fit" in links else ""))
+    # bought here, not queued: the cluster's own plan is a small model (one node type wide enough, and storage),
+    # solved in a few seconds, and the demo's grant report on the cluster is written on it
     run = OptimizerRun.objects.filter(design=design, params__kind="service_level").order_by("pk").first()
     if run is None:
         run = service_level_run_execute(service_level_run_create(design=design, alpha=0.9).pk)
