@@ -84,7 +84,7 @@ def raised_corners(arr: Arrays, sets: list[JointSet]) -> list[FloatArray | None]
         for r_col, i in zip(js.r_cols, js.capacity_rows, strict=True):
             lo, hi = rows.indptr[i], rows.indptr[i + 1]
             coefs = dict(zip(rows.indices[lo:hi].tolist(), rows.data[lo:hi].tolist(), strict=True))
-            unit = (unit_row(arr.integ, coefs, r_col, -float(arr.rlb[i]), float(arr.ub[r_col]))
+            unit = (unit_row(arr.integ, arr.lb, coefs, r_col, -float(arr.rlb[i]), float(arr.ub[r_col]))
                     if math.isinf(arr.rub[i]) else None)
             raises.append(Raise(unit) if unit is not None else None)
         out.append(raised(js.corners, raises))

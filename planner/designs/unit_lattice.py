@@ -88,13 +88,14 @@ class Raise:
         return min(max(self.row.fixed + self.sums[i], need), max(self.row.upper, need))
 
 
-def unit_row(integ: npt.NDArray[np.int8], row: dict[int, float], r_col: int, fixed: float,
+def unit_row(integ: npt.NDArray[np.int8], lower: FloatArray, row: dict[int, float], r_col: int, fixed: float,
              upper: float) -> UnitRow | None:
-    """The capacity row of R column ``r_col`` as whole units (None when it holds a continuous column or a
-    coefficient <= 0: then its requirement is not raised). ``row``: the row's coefficients, R's -1 included;
-    ``fixed``: the capacity without purchases (minus the row's lower bound); ``upper``: R's upper bound."""
+    """The capacity row of R column ``r_col`` as whole units (None when it holds a continuous column, one that
+    may go below 0 or a coefficient <= 0: then its requirement is not raised). ``integ``, ``lower``: the
+    model's integrality and column lower bounds; ``row``: the row's coefficients, R's -1 included; ``fixed``:
+    the capacity without purchases (minus the row's lower bound); ``upper``: R's upper bound."""
     coefs = {j: v for j, v in row.items() if j != r_col}
-    if not coefs or row.get(r_col) != -1.0 or any(v <= 0 or not integ[j] for j, v in coefs.items()):
+    if not coefs or row.get(r_col) != -1.0 or any(v <= 0 or not integ[j] or lower[j] < 0 for j, v in coefs.items()):
         return None
     if not math.isfinite(fixed) or not math.isfinite(upper):
         return None

@@ -40,9 +40,11 @@ def test_a_requirement_is_raised_to_the_least_capacity_whole_units_reach_and_no_
 
 def test_rows_that_are_not_whole_units_are_left_as_they_are() -> None:
     integ = np.array([1, 1, 0, 1], dtype=np.int8)
-    assert unit_row(integ, {0: 20.0, 1: 22.0, 3: -1.0}, 3, 0.0, 100.0) is not None
-    assert unit_row(integ, {0: 20.0, 2: 1.0, 3: -1.0}, 3, 0.0, 100.0) is None  # a continuous column
-    assert unit_row(integ, {0: 20.0, 1: -22.0, 3: -1.0}, 3, 0.0, 100.0) is None  # a negative coefficient
+    lower = np.zeros(4)
+    assert unit_row(integ, lower, {0: 20.0, 1: 22.0, 3: -1.0}, 3, 0.0, 100.0) is not None
+    assert unit_row(integ, lower, {0: 20.0, 2: 1.0, 3: -1.0}, 3, 0.0, 100.0) is None  # a continuous column
+    assert unit_row(integ, lower, {0: 20.0, 1: -22.0, 3: -1.0}, 3, 0.0, 100.0) is None  # a negative coefficient
+    assert unit_row(integ, np.array([0.0, -2.0, 0.0, 0.0]), {0: 20.0, 1: 22.0, 3: -1.0}, 3, 0.0, 100.0) is None
     many = Raise(UnitRow(0.0, {0: 1.6, 1: 300.0}, 9_000.0))  # thousands of small units: nearly continuous
     assert many.sums is None and many.of(1234.5) == 1234.5
 
