@@ -22,6 +22,11 @@ nodes saw the levels' weaker LP. The result is a relaxation of the model, no lon
 bound is valid (every plan's R[t] dominates a corner, so it meets every facet, and freeing rows only
 enlarges the feasible set), its integer solutions are not plans. Separated cuts remain for a year whose
 facets qhull cannot give. Figures: docs/performance.md (issue 17, 2026-11-29).
+
+Since 2026-11-29 (session 28) the corners are first raised to the capacities whole units reach
+(planner.designs.unit_lattice: flash, 20-22 TB a unit) and the facets are those of the raised corners' hull:
+still valid for every plan (a plan's R[t] raised to its capacities dominates a raised corner), tighter where
+the hull mixed corners a unit apart (path seed 151's bound 9,124,775 -> 9,138,866).
 """
 
 from __future__ import annotations
@@ -33,9 +38,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import numpy.typing as npt
 from scipy.optimize import linprog
+from scipy.sparse import csc_array
 from scipy.spatial import ConvexHull, QhullError
 
 from planner.designs.highs import Arrays, extend, highs_for
+from planner.designs.unit_lattice import Raise, raised, unit_row
 
 FloatArray = npt.NDArray[np.float64]
 MAX_CUT_CORNERS = 20_000  # a year with more corners gets no cuts
@@ -47,6 +54,8 @@ FACETS = True  # every facet of each year's corner hull (``facets``), the separa
 FACET_REACH = 10.0
 NORMAL_TOL = 1e-9  # an outward normal component above this is not a lower facet's
 MARGIN = 1e-9  # each facet's right-hand side is lowered by this share of it (rounding)
+# The corners raised to the capacities whole units reach before the hull is taken (planner.designs.unit_lattice).
+RAISE = True
 
 
 @dataclass(slots=True)
@@ -57,6 +66,29 @@ class JointSet:
     r_cols: list[int]
     corners: FloatArray | None  # (corners, len(r_cols))
     links: list[int] = field(default_factory=list)  # the rows tying R[t] to the year's level binaries
+    capacity_rows: list[int] = field(default_factory=list)  # per r_col, its row capacity(x) + fixed >= R[t, c]
+
+
+def raised_corners(arr: Arrays, sets: list[JointSet]) -> list[FloatArray | None]:
+    """Each year's corners with every requirement whose capacity comes in whole units raised to the least
+    capacity those reach (planner.designs.unit_lattice); the corners as they are without RAISE or rows."""
+    if not RAISE or not any(js.capacity_rows for js in sets):
+        return [js.corners for js in sets]
+    rows = csc_array((arr.value, arr.index, arr.start), shape=(len(arr.rlb), len(arr.cost))).tocsr()
+    out = []
+    for js in sets:
+        if js.corners is None or len(js.capacity_rows) != len(js.r_cols):
+            out.append(js.corners)
+            continue
+        raises: list[Raise | None] = []
+        for r_col, i in zip(js.r_cols, js.capacity_rows, strict=True):
+            lo, hi = rows.indptr[i], rows.indptr[i + 1]
+            coefs = dict(zip(rows.indices[lo:hi].tolist(), rows.data[lo:hi].tolist(), strict=True))
+            unit = (unit_row(arr.integ, arr.lb, coefs, r_col, -float(arr.rlb[i]), float(arr.ub[r_col]))
+                    if math.isinf(arr.rub[i]) else None)
+            raises.append(Raise(unit) if unit is not None else None)
+        out.append(raised(js.corners, raises))
+    return out
 
 
 def separate(points: FloatArray, r: FloatArray) -> tuple[FloatArray, float] | None:
@@ -113,12 +145,12 @@ def with_cuts(arr: Arrays, sets: list[JointSet], *, rounds: int = ROUNDS, deadli
     added = 0
     hull_rows: list[tuple[dict[int, float], float, float]] = []
     usable, freed = [], []
-    for js in sets:
-        if js.corners is None or not 2 <= len(js.corners) <= MAX_CUT_CORNERS:
+    for js, pts in zip(sets, raised_corners(arr, sets), strict=True):
+        if pts is None or not 2 <= len(pts) <= MAX_CUT_CORNERS:
             continue
-        found = facets(js.corners) if FACETS else None
+        found = facets(pts) if FACETS else None
         if found is None:
-            usable.append((js.r_cols, js.corners))
+            usable.append((js.r_cols, pts))
             continue
         hull_rows += [({c: float(v) for c, v in zip(js.r_cols, w, strict=True) if v > 0}, rhs, math.inf)
                       for w, rhs in found]

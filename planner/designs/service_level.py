@@ -225,7 +225,7 @@ class ServiceLevel:
             pts = self.year_corners.get(year)
             out.append(JointSet([self.r_vars[(c, year)] for c in cons],
                                 pts if pts is not None and len(pts) <= MAX_CUT_CORNERS else None,
-                                list(self.links.get(year, []))))
+                                list(self.links.get(year, [])), [self.r_rows[(c, year)] for c in cons]))
         return out
 
     def _facet_year(self, year: int) -> bool:
