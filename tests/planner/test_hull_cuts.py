@@ -16,6 +16,37 @@ from planner.hardware.catalog import Catalog
 from tests.planner.test_service_level import _design, _paths, catalog  # noqa: F401 - the fixture
 
 
+def bound(arr: object, integer: np.ndarray | None) -> float:
+    """The model's optimum (every integer whole: ``integer`` None), its bound with only ``integer`` whole, or its
+    LP (no column whole), solved to the end: what a relaxation's rows are checked against."""
+    h = highs_for(arr, 60, 0.0, integer=integer)
+    h.run()
+    info = h.getInfo()
+    return float(info.mip_dual_bound if integer is None or integer.any() else info.objective_function_value)
+
+
+def small_flash_model(cat: Catalog, seed: int, ingest_tb_per_genome: float) -> tuple[object, dict, ServiceLevel]:
+    """A two-year 80 % service-level model on 40 paths that buys flash for 7 days of ingest (the level
+    formulation, when the caller has set service_level.MAX_CORNERS to 0): its arrays, columns and chance sets."""
+    from planner.designs.optimize import _build, resolve_assets
+    from planner.hardware.costmodel import CostModel
+
+    base = _paths([2015, 2016], n=40, seed=seed, core=4.0e5, tb=900, genomes=1.5)
+    demand = replace(base, ingest_tb_per_day=base.genomes_per_day * ingest_tb_per_genome)
+    design = replace(design_on_paths(replace(_design([2015, 2016]), flash_days=7, flash_system="flash-gss"),
+                                     demand), purchases=[])
+    sla = ServiceLevel(alpha=0.8, years=[2015, 2016], required=requirement_paths(demand, flash_days=7))
+    m, var, _, _ = _build(design, cat, CostModel(cat), ["haswell", "ivy-bridge"],
+                          ["ibm-gss26", "flash-gss"], resolve_assets(design, catalog), 5000, "", sla)
+    return m.arrays(), var, sla
+
+
+def storage_integer(n: int, var: dict) -> np.ndarray:
+    """The integrality mask with the storage purchases alone whole."""
+    mask = np.zeros(n, dtype=bool)
+    mask[[j for (kind, _, _), j in var.items() if kind == "storage"]] = True
+    return mask
+
 def test_a_point_outside_the_corners_hull_is_cut_and_every_corner_kept() -> None:
     rng = np.random.default_rng(3)
     paths = rng.lognormal(0, 0.3, size=(60, 3))
@@ -100,20 +131,11 @@ def test_the_relaxation_with_the_facets_stays_below_the_optimum(catalog: Catalog
     with the separated cuts."""
     import planner.designs.hull_cuts as hc
     import planner.designs.service_level as sl
-    from planner.designs.optimize import _build, resolve_assets
     from planner.designs.second_core import Relaxation
-    from planner.hardware.costmodel import CostModel
 
     monkeypatch.setattr(sl, "MAX_CORNERS", 0)  # the level formulation
     for seed in (9, 21, 33):
-        base = _paths([2015, 2016], n=40, seed=seed, core=4.0e5, tb=900, genomes=1.5)
-        demand = replace(base, ingest_tb_per_day=base.genomes_per_day * 2.5)
-        design = replace(design_on_paths(replace(_design([2015, 2016]), flash_days=7, flash_system="flash-gss"),
-                                         demand), purchases=[])
-        sla = ServiceLevel(alpha=0.8, years=[2015, 2016], required=requirement_paths(demand, flash_days=7))
-        m, var, _, _ = _build(design, catalog, CostModel(catalog), ["haswell", "ivy-bridge"],
-                              ["ibm-gss26", "flash-gss"], resolve_assets(design, catalog), 5000, "", sla)
-        plain = m.arrays()
+        plain, var, sla = small_flash_model(catalog, seed, ingest_tb_per_genome=2.5)
         sets = sla.joint_sets()
         assert sets and all(js.links for js in sets)
         assert sla.pair_hulls() == []  # the facets imply them
@@ -123,15 +145,7 @@ def test_the_relaxation_with_the_facets_stays_below_the_optimum(catalog: Catalog
         separated, _ = with_cuts(Relaxation.of(plain, sla.pair_hulls(), sets).arrays, sets)
         monkeypatch.setattr(hc, "FACETS", True)
         assert added > 0 and len(with_facets.rlb) == len(plain.rlb) + added
-        storage = np.zeros(len(with_facets.cost), dtype=bool)
-        storage[[j for (kind, _, _), j in var.items() if kind == "storage"]] = True
-
-        def bound(arr: object, integer: np.ndarray | None) -> float:
-            h = highs_for(arr, 60, 0.0, integer=integer)
-            h.run()
-            info = h.getInfo()
-            return float(info.mip_dual_bound if integer is None or integer.any() else info.objective_function_value)
-
+        storage = storage_integer(len(with_facets.cost), var)
         optimum = bound(plain, None)
         assert bound(with_facets, storage) <= optimum * (1 + 1e-9)
         assert bound(with_facets, None) <= optimum * (1 + 1e-9)

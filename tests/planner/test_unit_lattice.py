@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from planner.designs.confidence import design_on_paths
 from planner.designs.corners import corners
-from planner.designs.highs import highs_for
-from planner.designs.service_level import ServiceLevel, requirement_paths
 from planner.designs.unit_lattice import Raise, UnitRow, pareto, raised, unit_row
 from planner.hardware.catalog import Catalog
+from tests.planner.test_hull_cuts import bound, small_flash_model, storage_integer
 from tests.planner.test_service_level import _design, _paths, catalog  # noqa: F401 - the fixture
 
 
@@ -76,21 +73,12 @@ def test_the_relaxation_with_raised_corners_stays_below_the_optimum(catalog: Cat
     integer) never exceeds the full model's optimum, solved to the end."""
     import planner.designs.hull_cuts as hc
     import planner.designs.service_level as sl
-    from planner.designs.optimize import _build, resolve_assets
     from planner.designs.second_core import Relaxation
-    from planner.hardware.costmodel import CostModel
 
     monkeypatch.setattr(sl, "MAX_CORNERS", 0)  # the level formulation
     changed = 0
     for seed in (9, 21, 33, 45):
-        base = _paths([2015, 2016], n=40, seed=seed, core=4.0e5, tb=900, genomes=1.5)
-        demand = replace(base, ingest_tb_per_day=base.genomes_per_day * 6.0)
-        design = replace(design_on_paths(replace(_design([2015, 2016]), flash_days=7, flash_system="flash-gss"),
-                                         demand), purchases=[])
-        sla = ServiceLevel(alpha=0.8, years=[2015, 2016], required=requirement_paths(demand, flash_days=7))
-        m, var, _, _ = _build(design, catalog, CostModel(catalog), ["haswell", "ivy-bridge"],
-                              ["ibm-gss26", "flash-gss"], resolve_assets(design, catalog), 5000, "", sla)
-        plain = m.arrays()
+        plain, var, sla = small_flash_model(catalog, seed, ingest_tb_per_genome=6.0)
         sets = sla.joint_sets()
         assert sets and all(len(js.capacity_rows) == len(js.r_cols) for js in sets)
         ups = hc.raised_corners(plain, sets)
@@ -100,15 +88,7 @@ def test_the_relaxation_with_raised_corners_stays_below_the_optimum(catalog: Cat
         monkeypatch.setattr(hc, "RAISE", False)
         flat_arr, _ = hc.with_cuts(Relaxation.of(plain, sla.pair_hulls(), sets).arrays, sets)
         monkeypatch.setattr(hc, "RAISE", True)
-        storage = np.zeros(len(up_arr.cost), dtype=bool)
-        storage[[j for (kind, _, _), j in var.items() if kind == "storage"]] = True
-
-        def bound(arr: object, integer: np.ndarray | None) -> float:
-            h = highs_for(arr, 60, 0.0, integer=integer)
-            h.run()
-            info = h.getInfo()
-            return float(info.mip_dual_bound if integer is None or integer.any() else info.objective_function_value)
-
+        storage = storage_integer(len(up_arr.cost), var)
         optimum = bound(plain, None)
         assert bound(up_arr, storage) <= optimum * (1 + 1e-9)
         assert bound(up_arr, None) <= optimum * (1 + 1e-9)
