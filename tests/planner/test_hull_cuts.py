@@ -37,7 +37,7 @@ def small_flash_model(cat: Catalog, seed: int, ingest_tb_per_genome: float) -> t
                                      demand), purchases=[])
     sla = ServiceLevel(alpha=0.8, years=[2015, 2016], required=requirement_paths(demand, flash_days=7))
     m, var, _, _ = _build(design, cat, CostModel(cat), ["haswell", "ivy-bridge"],
-                          ["ibm-gss26", "flash-gss"], resolve_assets(design, catalog), 5000, "", sla)
+                          ["ibm-gss26", "flash-gss"], resolve_assets(design, cat), 5000, "", sla)
     return m.arrays(), var, sla
 
 
