@@ -28,12 +28,16 @@ purchases fixed solves in well under a second, so the search here looks for a be
    of bench_service_level the eighth move improved, and one more move from there reached the
    optimum; a storage-fixed model takes 0.1-0.2 s there.)
 4. **System swaps.** Where no single move improves, every purchase of one system moved whole to
-   another, year for year, and a descent (as in 2) from each of the SWAP_STARTS swaps the LP likes
-   best, until one ends below the best plan; then single moves again. Sibling systems differ in unit
-   size and price, so the swap alone is seldom cheaper and no single move leads there (each unit moved
-   alone leaves a mix of both); the descent from it adjusts the counts and years. On path seed 41 of
-   bench_service_level the optimum (9,006,563, proven by HiGHS in 330 s) is flash-gss-v1 where the
-   local optimum (9,041,374) has flash-gss: three steps from the swap.
+   another, the receiving system's counts (every year) then left to the LP and rounded up, and a
+   descent (as in 2) from each of the SWAP_STARTS swaps whose LP is cheapest, until one ends below the
+   best plan; then single moves again. Sibling systems differ in unit size and price, so the swap alone
+   is seldom cheaper and no single move leads there (each unit moved alone leaves a mix of both); the
+   descent from it adjusts the counts and years. On path seed 41 of bench_service_level the optimum
+   (9,006,563, proven by HiGHS in 330 s) is flash-gss-v1 where the local optimum (9,041,374) has
+   flash-gss: three steps from the swap. The counts come from the LP since 2026-11-29: year for year,
+   a swap to smaller units left a year short (no plan, so it was never descended from), and on path
+   seed 151 that swap (ibm-gss26-v2, 920 TB a unit, to ibm-gss26, 800 TB) is the way from the local
+   optimum (9,210,522) to the optimum (9,170,942).
 
 Candidates are ranked by the LP with the storage fixed (one HiGHS instance, re-solved from the last
 basis in about a millisecond), and that LP is also an exact filter: it relaxes the storage-fixed model,
@@ -76,6 +80,7 @@ PLAN_GAP = 1e-3
 EXACT_GAP = 1e-6
 # Where no single move improves, descents start from this many system swaps of the best plan (LP order).
 SWAP_STARTS = 3
+ROUND_TOL = 1e-6  # an LP's unit count within this of a whole number is that number (swap_starts)
 
 
 @dataclass(slots=True)
@@ -119,15 +124,19 @@ class StorageSearch:
     def key(self, x: FloatArray) -> tuple[int, ...]:
         return tuple(int(round(v)) for v in np.asarray(x)[self.storage])
 
-    def lp_value(self, key: tuple[int, ...]) -> float:
-        """The LP with these storage purchases fixed: a lower bound on the storage-fixed model's optimum."""
+    def _fixed_lp(self, key: tuple[int, ...]) -> Any:
+        """The LP instance (one, re-solved from its last basis) with these storage purchases fixed."""
         if self._lp is None:
             self._lp = highs_for(self.arr, max(self.left(), 0.01), 0.0,
                                  integer=np.zeros(len(self.arr.cost), dtype=bool), threads=self.threads)
         s = np.asarray(key, dtype=float)
         self._lp.changeColsBounds(len(self.storage), self.storage.astype(np.int32), s, s)
         self._lp.setOptionValue("time_limit", max(self.left(), 0.01))
-        self._lp.run()
+        return self._lp
+
+    def lp_value(self, key: tuple[int, ...]) -> float:
+        """The LP with these storage purchases fixed: a lower bound on the storage-fixed model's optimum."""
+        self._fixed_lp(key).run()
         self.lp_count += 1
         if self._lp.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return math.inf
@@ -276,6 +285,11 @@ class StorageSearch:
     def swaps(self, key: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
         """Every purchase of one system moved whole to another system, year for year (the columns aligned
         at the horizon's end; a system sold only from a later year takes none bought before it)."""
+        for _, moved in self._swaps(key):
+            yield moved
+
+    def _swaps(self, key: tuple[int, ...]) -> Iterator[tuple[list[int], tuple[int, ...]]]:
+        """``swaps`` with the receiving system's positions."""
         ub = self.arr.ub[self.storage]
         blocks = self.blocks()
         for a, ia in blocks.items():
@@ -290,7 +304,41 @@ class StorageSearch:
                     moved[ib[-off]] += key[ia[-off]]
                     moved[ia[-off]] = 0
                 if all(moved[ib[-off]] <= ub[ib[-off]] for off in bought):
-                    yield tuple(moved)
+                    yield ib, tuple(moved)
+
+    def swap_starts(self, key: tuple[int, ...]) -> list[tuple[float, tuple[int, ...]]]:
+        """Each system swap (``swaps``) with the receiving system's purchases, every year, left to the LP and
+        rounded up; ranked by that LP (cheapest first; a swap whose LP is infeasible is dropped). The swap
+        year for year keeps the unit counts, so to a system with smaller units it leaves years short (no
+        plan; the LP with the storage fixed infeasible) and to one with larger units it buys too much: on
+        path seed 151 of bench_service_level the optimum (9,170,942) has ibm-gss26 (800 TB a unit) where the
+        search's local optimum (9,210,522) has ibm-gss26-v2 (920 TB), and that swap year for year was
+        infeasible; with the counts from the LP the descent from it reaches the optimum in six steps."""
+        out = []
+        for ib, moved in self._swaps(key):
+            if self.done():
+                break
+            got = self._free_lp(moved, ib)
+            if got is not None:
+                out.append(got)
+        out.sort()
+        return out
+
+    def _free_lp(self, key: tuple[int, ...], free: list[int]) -> tuple[float, tuple[int, ...]] | None:
+        """The LP with these storage purchases fixed but those at positions ``free`` (between their bounds):
+        its value and ``key`` with the free positions rounded up from the LP's (None when infeasible)."""
+        lp = self._fixed_lp(key)
+        cols = self.storage[free]
+        lp.changeColsBounds(len(cols), cols.astype(np.int32), self.arr.lb[cols], self.arr.ub[cols])
+        lp.run()
+        self.lp_count += 1
+        if lp.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
+        x = np.asarray(lp.getSolution().col_value, dtype=float)[cols]
+        out = list(key)
+        for i, v in zip(free, x, strict=True):
+            out[i] = int(min(math.ceil(v - ROUND_TOL), self.arr.ub[self.storage[i]]))
+        return float(lp.getInfo().objective_function_value), tuple(out)
 
     def swap_descents(self) -> int:
         """From the best plan: descents (``descend``) from each of its systems swapped whole for another
@@ -309,10 +357,10 @@ class StorageSearch:
         tried: set[tuple[int, ...]] = set()
         runs = 0
         while self.best_key is not None and not self.done():
-            got = self._rank(self.swaps(self.best_key), math.inf)
-            if got is None:
+            ranked = self.swap_starts(self.best_key)
+            if self.done():
                 break
-            starts = [k for _, k in sorted(got[0] + got[1]) if k not in tried][:SWAP_STARTS]
+            starts = [k for _, k in ranked if k not in tried][:SWAP_STARTS]
             before = self.best_fun
             for k in starts:
                 if self.done():
