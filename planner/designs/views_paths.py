@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import math
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
@@ -182,7 +183,8 @@ def design_from_forecast_view(request: HttpRequest, fit: int) -> HttpResponse:
                                       storage_system=request.POST.get("storage_system") or None)
     except (ScenarioError, CatalogImportError, PathsError) as exc:
         messages.error(request, f"Cannot start a design from forecast #{row.pk}: {exc}")
-        return redirect(f"{reverse('designs:from-forecast', args=[row.pk])}?plan={request.POST.get('plan') or ''}")
+        keep = urlencode({"plan": request.POST.get("plan") or "", "storage_fit": request.POST.get("storage_fit") or ""})
+        return redirect(f"{reverse('designs:from-forecast', args=[row.pk])}?{keep}")  # the choices kept
     messages.success(request, f"Design started from forecast #{row.pk}: add purchases (or run the optimiser) and "
                               "storage or sequencing figures to check them too.")
     return redirect("designs:edit", pk=design.pk)

@@ -91,7 +91,9 @@ def test_a_plan_s_data_goes_on_top_of_the_storage_trend_only_when_the_planner_sa
     refused = client.post(f"/designs/from-forecast/{core.pk}/", {"storage_fit": storage.pk, "plan": plan.pk,
                                                                  "plan_on_top": "1"}, follow=True)
     assert Design.objects.count() == before
+    assert refused.redirect_chain[-1][0].endswith(f"?plan={plan.pk}&storage_fit={storage.pk}")  # choices kept
     text = refused.content.decode()
+    assert f'<option value="{storage.pk}" data-first="2024" data-last="2026" selected>' in text
     assert f"storage forecast #{storage.pk} holds every department" in text and "new to these file systems" in text
     client.post(f"/designs/from-forecast/{core.pk}/", {"storage_fit": storage.pk, "plan": plan.pk, "plan_on_top": "1",
                                                        "plan_storage_on_top": "1", "end_year": 2026})
