@@ -29,6 +29,8 @@ AUDITED: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("planner", "StorageSystem", {}),
         ("planner", "Benchmark", {}),
     ],
+    # what a site owns: a design started from a forecast counts it (cluster nodes, file systems' usable TB)
+    "owned capacity": [("forecasts", "ClusterCapacity", {}), ("forecasts", "FileSystem", {})],
     "design": [("planner", "Design", {"exclude_fields": ["scenario", "updated_at"]})],
     "sequencer plan": [("forecasts", "SequencerPlan", {})],
     "report narrative": [("planner", "GrantReport", {

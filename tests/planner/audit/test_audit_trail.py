@@ -100,6 +100,23 @@ def test_catalog_design_plan_and_narrative_changes_are_recorded(planner_user: An
     assert "We ask for two racks." in _changes(_latest("report narrative"))["narrative_overrides"][1]
 
 
+def test_owned_capacity_changes_are_recorded(admin_user: Any) -> None:
+    """A design started from a forecast owns what the capacity records say: a change to them is on the trail."""
+    from forecasts.accounting.models import Cluster, ClusterCapacity
+    from forecasts.storage.models import FileSystem
+
+    with set_actor(admin_user):
+        fs = FileSystem.objects.create(name="work", capacity_tb=600)
+        fs.capacity_tb = 750
+        fs.save()
+        ClusterCapacity.objects.create(cluster=Cluster.objects.create(name="nexus"), effective_from=date(2019, 1, 1),
+                                       cores=3584, nodes=56)
+    entry = _latest("owned capacity")
+    assert entry.actor == admin_user and "3584" in str(_changes(entry).get("cores"))
+    last = LogEntry.objects.filter(object_repr="work").order_by("pk").last()
+    assert last is not None and _changes(last)["capacity_tb"] == ("600.0", "750")
+
+
 def test_sign_on_and_admin_changes_of_user_access_are_recorded(admin_user: Any, departments: Any) -> None:
     from django.contrib.auth.models import User
 
