@@ -19,6 +19,7 @@ from rest_framework.response import Response
 
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.paths import PathsError
+from planner.designs.forecast_links import storage_forecast
 from planner.designs.models import Design
 from planner.designs.scenario import ScenarioError
 from planner.designs.services import design_evaluate, design_latest_evaluation
@@ -120,12 +121,8 @@ def design_from_forecast_api(request: Request, fit: int) -> Response:
         plan = SequencerPlan.objects.filter(pk=v["plan"]).first()
         if plan is None:
             return Response({"detail": f"no sequencer plan #{v['plan']}"}, status=status.HTTP_400_BAD_REQUEST)
-    storage = None
-    if v.get("storage_fit"):
-        storage = ForecastFit.objects.filter(pk=v["storage_fit"], metric=ForecastFit.Metric.STORAGE_PB).first()
-        if storage is None:
-            return Response({"detail": f"no storage forecast #{v['storage_fit']}"}, status=status.HTTP_400_BAD_REQUEST)
     try:
+        storage = storage_forecast(v["storage_fit"]) if v.get("storage_fit") else None
         start, end = design_years(row, v.get("start_year"), v.get("end_year"))
         design = design_from_forecast(fit=row, start_year=start, end_year=end, user=request.user, plan=plan,
                                       node_type=v.get("node_type") or None, plan_on_top=v["plan_on_top"],

@@ -167,6 +167,14 @@ def storage_tb_by_year(fit: ForecastFit, years: list[int], plan_tb: dict[int, fl
             for y, row in whole_years(fit, years).items()}
 
 
+def storage_forecast(pk: int) -> ForecastFit:
+    """The PB-stored forecast ``pk`` a design is started with (the form and the API); PathsError for any other id."""
+    fit = ForecastFit.objects.filter(pk=pk, metric=ForecastFit.Metric.STORAGE_PB).first()
+    if fit is None:
+        raise PathsError(f"no storage forecast #{pk}")
+    return fit
+
+
 def storage_start(storage: ForecastFit, years: list[int], plan_tb: dict[int, float], plan_name: str | None,
                   on_top: bool, system: str | None = None) -> tuple[dict[int, float], str, str, list[dict[str, Any]]]:
     """A design started with a storage forecast too: each year's typed-in storage (TB: the fit's year-end median
@@ -177,7 +185,7 @@ def storage_start(storage: ForecastFit, years: list[int], plan_tb: dict[int, flo
     storage system the file systems are) the design owns each file system's recorded usable TB as units of it
     (inventory.existing_storage); without one it owns no storage, and the comment gives the recorded TB."""
     from forecasts.storage.models import FileSystem, StorageSnapshot
-    from planner.designs.inventory import FileSystemRecord, existing_storage
+    from planner.designs.inventory import FileSystemRecord, existing_storage, retiring
     from planner.hardware.models import StorageSystem
 
     fit = linked_fit(storage.pk, "storage_pb")
@@ -213,8 +221,8 @@ def storage_start(storage: ForecastFit, years: list[int], plan_tb: dict[int, flo
                     f"bought the year each was first scanned, kept at least through {years[0]}\n")
         if not_whole:
             comment += f"# not whole {row.name} units (rounded): {'; '.join(not_whole)}\n"
-        ends = sorted({e["purchase_year"] + e.get("lifetime_years", row.lifetime_years) - 1 for e in existing})
-        if ends and ends[0] < years[-1]:
+        ends = retiring(existing, row.lifetime_years, years[-1])  # as the owned nodes' (services_paths.retirements)
+        if ends:
             words += (f" They retire at the end of {', '.join(map(str, ends))} (the catalog's "
                       f"{row.lifetime_years}-year life from the first scan; edit existing[].lifetime_years if they "
                       "serve longer).")

@@ -66,6 +66,17 @@ def existing_nodes(steps: Iterable[CapacityStep], node_type: str, cores_per_node
     return Inventory(existing, sum(e["count"] for e in existing) * cores_per_node, not_whole)
 
 
+def retiring(existing: Iterable[dict[str, Any]], lifetime_years: int, end_year: int) -> dict[int, int]:
+    """Per year before ``end_year``, how many owned units (``existing`` entries) leave service at its end: each
+    entry's own ``lifetime_years`` or the catalog's, from its purchase year."""
+    by_year: dict[int, int] = {}
+    for e in existing:
+        last = e["purchase_year"] + e.get("lifetime_years", lifetime_years) - 1
+        if last < end_year:
+            by_year[last] = by_year.get(last, 0) + e["count"]
+    return dict(sorted(by_year.items()))
+
+
 def node_type_of(cores: int, nodes: int, widths: dict[str, int]) -> str | None:
     """The one catalog node type (name -> cores per node) as wide as the cluster's nodes, else None."""
     if nodes <= 0 or cores % nodes:

@@ -31,7 +31,7 @@ from planner.designs.forecast_links import (  # noqa: F401 (design_use_newest_fo
     whole_plan_years,
     whole_years,
 )
-from planner.designs.inventory import CapacityStep, Inventory, existing_nodes, node_type_of
+from planner.designs.inventory import CapacityStep, Inventory, existing_nodes, node_type_of, retiring
 from planner.designs.labels import forecast_scope, labels_for
 
 
@@ -280,14 +280,10 @@ def retirements(existing: list[dict[str, Any]], lifetime: int, start_year: int, 
     """When the owned nodes leave service inside the horizon, and why: " 40 nodes retire at the end of 2020 and 16
     at the end of 2021 (the catalog's 5-year life, kept through 2020 as the records show them running)." The
     purchases a plan makes to replace them are otherwise unexplained on the design page."""
-    by_year: dict[int, int] = {}
-    for e in existing:
-        last = e["purchase_year"] + e.get("lifetime_years", lifetime) - 1
-        if last < end_year:
-            by_year[last] = by_year.get(last, 0) + e["count"]
+    by_year = retiring(existing, lifetime, end_year)
     if not by_year:
         return ""
-    parts = [f"{n} at the end of {y}" for y, n in sorted(by_year.items())]
+    parts = [f"{n} at the end of {y}" for y, n in by_year.items()]
     text = parts[0].replace(" at", " nodes retire at", 1) + "".join(
         f"{' and' if i == len(parts) - 1 else ','} {p}" for i, p in enumerate(parts[1:], start=1))
     return (f" Of these, {text} (the catalog's {lifetime}-year life, kept through {start_year} for nodes the "

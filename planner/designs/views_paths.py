@@ -17,6 +17,7 @@ from forecasts.accounting.models import ClusterCapacity
 from forecasts.demand.models import ForecastFit, SequencerPlan
 from forecasts.demand.paths import PathsError
 from forecasts.demand.plans import plan_span
+from planner.designs.forecast_links import storage_forecast
 from planner.designs.models import Design, OptimizerRun
 from planner.designs.scenario import ScenarioError
 from planner.designs.services import design_latest_evaluation
@@ -133,11 +134,9 @@ def _storage_fit(raw: str | None) -> ForecastFit | None:
     """The PB-stored forecast the form names; PathsError for an id that is not one (never silently none)."""
     if not raw:
         return None
-    fit = ForecastFit.objects.filter(pk=int(raw), metric=ForecastFit.Metric.STORAGE_PB).first() \
-        if raw.isdigit() else None
-    if fit is None:
+    if not raw.isdigit():
         raise PathsError(f"no storage forecast #{raw[:12]}")
-    return fit
+    return storage_forecast(int(raw))
 
 
 def storage_choices(years: list[int]) -> list[dict[str, Any]]:
