@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.designs.labels import genomics_applies
+
 SAME = 0.05  # per-genome hours within 5 % of each other are "the same": no clause claims one holds fewer
 
 
@@ -53,8 +55,8 @@ def why_sentence(designs: list[tuple[str, list[dict[str, Any]]]]) -> str | None:
     largest genomes/day capacity in common (the first year where the best design peaks), on cost per genome,
     genomes/day and wall core-hours; a figure that is the same in both is not given as a reason.
     """
-    if len(designs) < 2:
-        return None
+    if len(designs) < 2 or not any(genomics_applies(ys) for _, ys in designs):
+        return None  # designs that neither check nor ask for genomes get no per-genome reasons (labels rule)
 
     def at(years: list[dict[str, Any]], year: int) -> dict[str, Any]:
         return next(y for y in years if y["year"] == year)

@@ -46,8 +46,17 @@ def test_constraints_are_named_with_their_units_and_an_unknown_one_in_words() ->
 
 def _year(**kw: Any) -> dict[str, Any]:
     base = {"year": 2015, "cost_per_genome_usd": 55.0, "genomes_per_day_capacity": 98.0, "cores": 12084,
-            "wall_core_hours_per_genome": 615.0, "pipeline_storage": "lustre-dell", "annualised_cost_usd": 1.9e6}
+            "wall_core_hours_per_genome": 615.0, "pipeline_storage": "lustre-dell", "annualised_cost_usd": 1.9e6,
+            "genomes_per_day_demand": 80.0, "checks": [{"name": "genomes_per_day", "passed": True}]}
     return base | kw
+
+
+def test_designs_that_neither_check_nor_ask_for_genomes_get_no_per_genome_sentence() -> None:
+    """A cluster's compute-and-storage designs have a genomes/day capacity (their storage tier) but no genomes
+    question: the comparison said 'analyses a genome for $51 against $120' under 'No genomics in these designs'."""
+    plain = {"genomes_per_day_demand": 0.0, "checks": [{"name": "storage_tb", "passed": True}]}
+    assert why_sentence([("D1", [_year(cost_per_genome_usd=120.0) | plain]), ("D2", [_year() | plain])]) is None
+    assert why_sentence([("D1", [_year(cost_per_genome_usd=120.0) | plain]), ("D2", [_year()])]) is not None
 
 
 def test_the_comparison_does_not_claim_fewer_hours_when_both_hold_the_same() -> None:
