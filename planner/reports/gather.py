@@ -25,6 +25,7 @@ from forecasts.units import BYTES_PER_TB
 from forecasts.usage.selectors import usage_filtered
 from forecasts.workload.core import CapacityStep, capacity_core_hours, month_end
 from planner.designs.capacity import DEFAULT_PIPELINE, CostParams, core_hours_share
+from planner.designs.labels import genomics_applies
 from planner.designs.models import Design, DesignEvaluation
 from planner.designs.services import design_evaluate, design_latest_evaluation, design_scenario
 from planner.hardware.costmodel import CostModel, NoBenchmarkError, speedup
@@ -360,7 +361,8 @@ def _design(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation) ->
         "evaluation_id": ev.pk, "start_year": years[0]["year"], "end_year": years[-1]["year"],
         "evaluation": {k: result[k] for k in ("capex_usd", "opex_usd", "tco_usd", "npv_usd", "feasible",
                                               "failures", "years")},
-        "derivations": result.get("derivations") or {}, "configuration": conf,
+        # the genomics model's derivations (arch factors, tiers) only where a year checks or asks for genomes
+        "derivations": (result.get("derivations") or {}) if genomics_applies(years) else {}, "configuration": conf,
         "node_types": [{**{k: nodes_by_name[n][k] for k in ("name", "sockets", "cores_per_node", "cpu_model",
                                                           "base_clock_ghz", "memory_gb")}, "count": c}
                        for n, c in counts.items() if n in nodes_by_name],
@@ -402,6 +404,9 @@ def _benchmarks(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation
     from planner.hardware.models import Benchmark
 
     pipeline = design.scenario.get("pipeline") or DEFAULT_PIPELINE
+    if ev is not None and not genomics_applies(ev.result.get("years")):
+        # no year checks genomes/day or asks for genomes: the pipeline's benchmarks answer no question of this design
+        return {"pipeline": pipeline, "rows": [], "comparisons": [], "applies": False}
     catalog = catalog_from_db()
     model = CostModel(catalog)
     rows: list[dict[str, Any]] = []
@@ -429,7 +434,8 @@ def _benchmarks(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation
         rows.append({"node_type": node, "storage": storage, "cpu_hours": cpu.value, "wall_hours": wall.value,
                      "cpu_efficiency": cpu.value / wall.value if wall.value else None, "rule": wall.rule,
                      "measured": False, "ref": f"eval-{ev.pk}" if ev else ""})
-    return {"pipeline": pipeline, "rows": rows, "comparisons": _comparisons([r for r in rows if r["measured"]])}
+    return {"pipeline": pipeline, "rows": rows, "comparisons": _comparisons([r for r in rows if r["measured"]]),
+            "applies": True}
 
 
 def _comparisons(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -259,6 +259,12 @@ def _benchmarks(b: Builder) -> Section:
     bm = b.f.get("benchmarks") or {}
     s = Section("benchmarks", SECTION_TITLES["benchmarks"])
     rows = bm.get("rows") or []
+    if bm.get("applies") is False:
+        s.blocks.append(b.para("benchmarks", (
+            "The design asks no genomics question: no year has a genomes-a-day demand or check, so the per-genome "
+            f"benchmarks of the {bm.get('pipeline')} pipeline do not bear on it (they are on the hardware "
+            "catalog page)."), b.known([f"eval-{(b.f.get('design') or {}).get('evaluation_id')}"])))
+        return s
     if not rows:
         s.blocks.append(b.para("benchmarks", "No per-genome benchmarks of the design's pipeline are in the "
                                "hardware catalog: import them with `python manage.py import_catalog`."))

@@ -236,3 +236,25 @@ def test_the_years_csv_carries_no_float_noise(client: Any, planner_user: Any, de
         assert numbers
         noisy = [v for v in numbers if float(v) != float(f"{float(v):.12g}")]
         assert noisy == []
+
+
+def test_a_design_without_genomics_lists_no_genomics_derivations(client: Any, planner_user: Any,
+                                                                  designs: dict[str, Any]) -> None:
+    """'Where these numbers come from' listed the genomics model's arch factors and tiers ("fitted arch factor
+    0.5...") on a design whose years neither check nor ask for genomes."""
+    import yaml
+
+    login(client, planner_user)
+    narrow = client.get(f"/designs/{designs['narrow'].pk}/").content.decode()
+    assert "How the per-genome numbers were obtained" in narrow and "arch factor" in narrow
+    sc = dict(designs["narrow"].scenario)
+    sc["name"] = "narrow, compute only"
+    sc["demand"] = [{k: v for k, v in d.items() if k != "genomes_per_day"}
+                    for d in sc["demand"]]
+    sc["constraints"] = {**(sc.get("constraints") or {}),
+                         "off": sorted({*(sc.get("constraints") or {}).get("off", []), "genomes_per_day"})}
+    page = client.post("/designs/new/", {"scenario": yaml.safe_dump(sc), "action": "evaluate"}, follow=True)
+    html = page.content.decode()
+    assert page.status_code == 200 and "Where these numbers come from" in html
+    card = html.split("Where these numbers come from")[1].split("</section>")[0]
+    assert 'id="compute-rule"' in card and "arch factor" not in card and "tier:" not in card

@@ -137,3 +137,25 @@ def test_the_html_report_shows_no_raw_key_and_sizes_in_decimal_units(tmp_path: P
     assert 'id="table-chance"' in html and "Storage (TB)" in html and "Genomes/day" in html
     assert "AMD Opteron 6276 (Interlagos) at 2.3 GHz" in html
     assert [k for k in RAW_KEYS if k in html] == []
+
+
+def test_a_design_that_asks_no_genomics_question_gets_no_per_genome_benchmarks_or_derivations(
+        tmp_path: Path, departments: dict[str, Any]) -> None:
+    """A design made from a core-hours forecast (no genomes demand, no genomes check) had the pipeline's
+    benchmark tables and the genomics model's derivations (arch factors, tiers) in its grant report."""
+    from planner.designs.services_paths import whole_future_years
+    from planner.reports.gather import gather_facts
+    from planner.reports.sections import build_document
+
+    data = report_inputs(tmp_path, departments)
+    first = whole_future_years(data["fit"])[0]
+    facts = gather_facts(design=_design_on(data["fit"], (first, first)), cluster=data["cluster"])
+    assert facts["benchmarks"]["applies"] is False and facts["benchmarks"]["rows"] == []
+    assert facts["design"]["derivations"] == {}
+    doc = build_document(facts)
+    assert _paragraph(doc, "benchmarks").startswith("The design asks no genomics question")
+    assert not {"benchmarks", "speedups", "derivations"} & {t.key for t in doc.tables()}
+    # a genomics design keeps both
+    genomics = gather_facts(design=data["narrow"], cluster=data["cluster"])
+    assert genomics["benchmarks"]["applies"] is True and genomics["benchmarks"]["rows"]
+    assert genomics["design"]["derivations"]
