@@ -33,6 +33,22 @@ def test_the_log_rule_keeps_constant_differences_and_non_positive_series_on_thei
         choose_log(np.array([1.0, 0.0, 2.0]), log=True)
 
 
+def test_a_break_of_two_orders_of_magnitude_keeps_the_series_on_its_own_scale_and_the_intervals_sane():
+    """A cluster's last whole month at 212 core-hours after three years growing 3 % a month to 368,000 (a
+    department gone, or a month of logs missing): on the log scale that one backtest error (x1,700) was calibrated
+    into every interval and compounded along the paths, and the yearly p90 came out at 1e21 core-hours."""
+    grown = 100_000 * 1.03 ** np.arange(36)
+    y = np.append(grown, 212.0)
+    log, reason = choose_log(y, 12)
+    assert log is False and "value 37 is 0.000" in reason and "break" in reason
+    assert choose_log(grown, 12)[0] is True  # the same growth without the break: log
+    assert choose_log(np.array([1.0, 2.0, 150.0, 160.0, 170.0, 180.0]))[0] is False  # upwards too
+    fc = forecast(y, 12, season_length=12)
+    assert not fc.log
+    p90 = fc.column("p90")
+    assert max(p90) < 3 * grown.max()  # no longer orders of magnitude above anything the cluster ever did
+
+
 def test_the_forecast_has_the_requested_horizon_and_the_backtest_is_capped_by_the_length():
     rng = np.random.default_rng(3)
     y = 100 + np.cumsum(1 + rng.standard_normal(30))
