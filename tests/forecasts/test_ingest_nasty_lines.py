@@ -118,7 +118,7 @@ def test_pbs(tmp_path: Path, departments: Any) -> None:
             base.replace("1001.pbs01", "7006.pbs01").replace(end, "end=253402300799"),
             base.replace("1001.pbs01", "7007.pbs01").replace("start=1709283605", "start=1709299999"),
             row(7008)]
-    run = _ingest(tmp_path, "pbs", BOM + "\n".join(rows), "pbs_acct")
+    run = _ingest(tmp_path, "pbs", BOM + "\n".join(rows) + "\n", "pbs_acct")  # PBS ends every line with a break
     _check(run, {"7001", "7002", "7008"}, {
         3: "'1e309' is not an epoch time", 4: "'NaN' is not an epoch time", 5: "cores 99999999999999 is out of range",
         6: "is in the future", 7: "is before start"})

@@ -340,6 +340,14 @@ def _ended(
     )
 
 
+# An E record's attributes come in no fixed set or order, so one cut off by the file's end (a log copied while the
+# server wrote it) can look whole: 'end=158573520' for 1585735200, 'resources_used.walltime=01:0'. Every line the
+# server writes ends with a line break, so the last line of a file without one is refused, never stored.
+CUT_AT_END = ("E record with no line break after it at the end of the file: cut short while the log was being "
+              "written? Refused, as a cut value (end=, resources_used.walltime=) would be stored as if whole; if "
+              "the record is whole, end the file with a line break and load it again")
+
+
 def parse(
     lines: Iterable[bytes], *, cluster: str, tz: tzinfo = UTC
 ) -> Iterator[JobRecord | Skipped | Rejected]:
@@ -365,6 +373,9 @@ def parse(
             continue
         if not _STAMP.search(parts[0]):
             yield Rejected(line_no, f"time stamp {parts[0][:30]!r} is not MM/DD/YYYY HH:MM:SS", text)
+            continue
+        if not raw.endswith(b"\n" if isinstance(raw, (bytes, bytearray)) else "\n"):
+            yield Rejected(line_no, CUT_AT_END, text)
             continue
         try:
             yield _ended(parts[0], parts[2], parts[3] if len(parts) > 3 else "", cluster, tz, line_no)

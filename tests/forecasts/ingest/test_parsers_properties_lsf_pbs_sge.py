@@ -202,7 +202,7 @@ def test_pbs_generated_records_round_trip(
     line = (f"01/02/2020 03:04:05;E;{raw_id};user=u group=g jobname='{name}' queue=q ctime={start - 9} "
             f"start={start} end={start + wall} exec_host={exec_host} Exit_status=0 "
             f"resources_used.walltime={wall} resources_used.mem=2048kb")
-    (job,) = _check("pbs", [line.encode()])
+    (job,) = _check("pbs", [line.encode() + b"\n"])
     assert isinstance(job, JobRecord), job
     assert job.job_id == str(job_id) and job.array_index == (index if index is not None else -1)
     assert job.cores == sum(n for _, n in per_host)

@@ -214,7 +214,7 @@ def test_xdmod_nodes_spec_gpu_counts() -> None:
     for spec, gpus in cases:
         assert pbs.gpus_from_nodes_spec(spec) == gpus, spec
         line = f"01/01/2020 00:00:00;E;1;user=u start=1577836800 end=1577840400 Resource_List.nodes={spec}"
-        (job,) = pbs.parse([line.encode()], cluster="c")
+        (job,) = pbs.parse([line.encode() + b"\n"], cluster="c")
         assert isinstance(job, JobRecord) and job.gpus == gpus, spec
 
 
