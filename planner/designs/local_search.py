@@ -109,6 +109,7 @@ class StorageSearch:
     best_x: FloatArray | None = None
     best_fun: float = math.inf
     best_key: tuple[int, ...] | None = None
+    best_floor: float = -math.inf  # the best plan's model's dual bound (no plan of that model costs less)
     solved: dict[tuple[int, ...], float] = field(default_factory=dict)
     # the cost bound a model was cut at (its cost is at least this: not solved to the end)
     cut_at: dict[tuple[int, ...], float] = field(default_factory=dict)
@@ -185,12 +186,15 @@ class StorageSearch:
             self.cut_at[key] = cut
         if fun < self.best_fun:
             self.best_x, self.best_fun, self.best_key = np.asarray(h.getSolution().col_value, dtype=float), fun, key
+            self.best_floor = min(float(info.mip_dual_bound), fun)
             self.on_better()
         return fun
 
     def refine(self) -> None:
-        """The best vector's model solved to EXACT_GAP from its plan (it was solved to PLAN_GAP)."""
-        if self.best_key is None or self.best_x is None or self.left() <= 0.05:
+        """The best vector's model solved to EXACT_GAP from its plan (it was solved to PLAN_GAP); not when a plan
+        known elsewhere already costs no more than that model's dual bound (then nothing it could find is wanted,
+        and the main process waited for it: bench_service_level seed 151, 2.2 s after the gap was met)."""
+        if self.best_key is None or self.best_x is None or self.left() <= 0.05 or self.cutoff() <= self.best_floor:
             return
         self.plan(self.best_key, start=self.best_x, bound=math.inf, gap=EXACT_GAP)
 
@@ -199,7 +203,7 @@ class StorageSearch:
         fun = float(np.asarray(x) @ self.arr.cost)
         key = self.key(x)
         if fun < self.best_fun:
-            self.best_x, self.best_fun, self.best_key = np.asarray(x, dtype=float), fun, key
+            self.best_x, self.best_fun, self.best_key, self.best_floor = np.asarray(x, dtype=float), fun, key, -math.inf
 
     def try_best_of(self, keys: list[tuple[int, ...]], tries: int | None = TRIES_PER_ROUND,
                     first_improvement: bool = False) -> bool:

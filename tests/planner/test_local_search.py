@@ -371,3 +371,35 @@ def test_a_swap_to_smaller_units_takes_the_counts_the_lp_needs(catalog: Catalog)
     start = next(k for _, k in search.swap_starts(key) if moved_to_small(k))
     assert sum(start[i] for i in at["ibm-gss26-q"]) > sum(plain[i] for i in at["ibm-gss26-q"])
     assert math.isfinite(search.lp_value(start)) and math.isfinite(search.plan(start, bound=math.inf))
+
+
+def test_the_best_model_is_not_refined_when_a_plan_elsewhere_costs_no_more_than_its_dual_bound(
+        instance: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refining could not find a plan below the model's dual bound: when another process's plan is there already,
+    the refine is skipped (the main process waited for it after the gap was met); otherwise it runs."""
+    gaps: list[float | None] = []
+    real = StorageSearch.plan
+
+    def plan(self: StorageSearch, key: tuple[int, ...], start: Any = None, bound: Any = None,
+             gap: float | None = None) -> float:
+        gaps.append(gap)
+        return real(self, key, start, bound, gap)
+
+    monkeypatch.setattr(StorageSearch, "plan", plan)
+    monkeypatch.setattr(local_search, "PLAN_GAP", 0.5)  # a loose first solve, so its dual bound is well below
+    worse = tuple(2 if name == "flash-gss" else 1 for name in instance["systems"])
+    search = _search(instance)
+    search.plan(worse)
+    assert search.best_floor <= search.best_fun
+    search.cutoff = lambda: search.best_floor  # a plan elsewhere at that model's dual bound
+    search.refine()
+    assert gaps == [None]
+    search.cutoff = lambda: search.best_floor + 0.01 * abs(search.best_floor) + 1.0  # above it: worth refining
+    search.refine()
+    assert gaps == [None, local_search.EXACT_GAP]
+    offered = _search(instance)
+    offered.offer(search.best_x)  # a plan from elsewhere: its model's bound is unknown here, so it is refined
+    offered.cutoff = lambda: 0.0
+    gaps.clear()
+    offered.refine()
+    assert gaps == [local_search.EXACT_GAP]
