@@ -267,10 +267,8 @@ def test_a_descent_step_takes_the_cheapest_of_the_first_cheaper_move_and_a_few_a
     assert search._step((9, 9, 9, 9), 10.0, iter(moves)) == (9.0, moves[1])
 
 
-def test_models_solved_loosely_during_the_search_the_best_one_exactly_at_the_end(
-        instance: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Storage-fixed models stop at PLAN_GAP while the search ranks vectors; the best vector's model is then
-    solved to EXACT_GAP from its plan, so the plan returned is that model's optimum (here: the enumerated one)."""
+def _record_gaps(monkeypatch: pytest.MonkeyPatch) -> list[float | None]:
+    """The gap each storage-fixed model is solved to, in order (None: PLAN_GAP), from now on."""
     gaps: list[float | None] = []
     real = StorageSearch.plan
 
@@ -280,6 +278,14 @@ def test_models_solved_loosely_during_the_search_the_best_one_exactly_at_the_end
         return real(self, key, start, bound, gap)
 
     monkeypatch.setattr(StorageSearch, "plan", plan)
+    return gaps
+
+
+def test_models_solved_loosely_during_the_search_the_best_one_exactly_at_the_end(
+        instance: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Storage-fixed models stop at PLAN_GAP while the search ranks vectors; the best vector's model is then
+    solved to EXACT_GAP from its plan, so the plan returned is that model's optimum (here: the enumerated one)."""
+    gaps = _record_gaps(monkeypatch)
     monkeypatch.setattr(local_search, "PLAN_GAP", 0.5)  # HiGHS keeps its first plan within 50 %
     search = _search(instance)
     worse = tuple(2 if name == "flash-gss" else 1 for name in instance["systems"])
@@ -377,15 +383,7 @@ def test_the_best_model_is_not_refined_when_a_plan_elsewhere_costs_no_more_than_
         instance: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     """Refining could not find a plan below the model's dual bound: when another process's plan is there already,
     the refine is skipped (the main process waited for it after the gap was met); otherwise it runs."""
-    gaps: list[float | None] = []
-    real = StorageSearch.plan
-
-    def plan(self: StorageSearch, key: tuple[int, ...], start: Any = None, bound: Any = None,
-             gap: float | None = None) -> float:
-        gaps.append(gap)
-        return real(self, key, start, bound, gap)
-
-    monkeypatch.setattr(StorageSearch, "plan", plan)
+    gaps = _record_gaps(monkeypatch)
     monkeypatch.setattr(local_search, "PLAN_GAP", 0.5)  # a loose first solve, so its dual bound is well below
     worse = tuple(2 if name == "flash-gss" else 1 for name in instance["systems"])
     search = _search(instance)

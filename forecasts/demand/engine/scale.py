@@ -52,8 +52,10 @@ def choose_log(y: FloatArray, season_length: int = 1, log: bool | None = None) -
         ratio = y[1:] / y[:-1]
         i = int(np.argmax(np.maximum(ratio, 1.0 / ratio)))
         if max(ratio[i], 1.0 / ratio[i]) > MAX_STEP_RATIO:
-            return False, (f"original scale: value {i + 2} is {ratio[i]:.3g} times the one before (a break of more "
-                           f"than x{MAX_STEP_RATIO:g} in one period, not multiplicative growth)")
+            which = "the last value" if i + 2 == y.size else f"value {i + 2} of {y.size}"
+            return False, (f"original scale: {which} is {ratio[i]:.3g} times the one before (a break of more than "
+                           f"x{MAX_STEP_RATIO:g} in one period, e.g. a department gone or logs missing, not "
+                           "multiplicative growth)")
     p = max(2, season_length)
     nb = y.size // p
     if nb < MIN_BLOCKS:
