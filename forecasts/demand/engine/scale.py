@@ -26,11 +26,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from forecasts.usage.breaks import MAX_STEP_RATIO  # a larger factor between consecutive values is a break
+
 FloatArray = npt.NDArray[np.float64]
 
 MIN_BLOCKS = 3
-# a larger factor between consecutive values is a break, not growth (rule 2 above)
-MAX_STEP_RATIO = 100.0
 
 
 def _cv(x: FloatArray) -> float:
