@@ -7,21 +7,41 @@ went into service. The usage page names it, and the forecasts keep a series with
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 from datetime import date
+from typing import Any
 
 # A larger factor between consecutive values is a break, not growth.
 MAX_STEP_RATIO = 100.0
 
 
-def breaks(totals: Iterable[tuple[date, float]]) -> list[tuple[date, float, date, float]]:
-    """(month, its value, the month before, its value) for each month more than MAX_STEP_RATIO times, or less
-    than 1 / MAX_STEP_RATIO of, the month before it in ``totals`` (ordered by month; months <= 0 are not
-    compared: a month with nothing is another story, told where the usage stops)."""
+def jumps(values: Sequence[float]) -> list[tuple[int, int]]:
+    """(i, j) for each value i more than MAX_STEP_RATIO times, or less than 1 / MAX_STEP_RATIO of, value j, the
+    last value > 0 before it (values <= 0 are not compared: a month with nothing is another story, told where
+    the usage stops). The forecasts' scale rule and the usage page's breaks both read it."""
     out = []
-    prev: tuple[date, float] | None = None
-    for month, value in totals:
-        if value > 0 and prev is not None and max(value / prev[1], prev[1] / value) > MAX_STEP_RATIO:
-            out.append((month, value, prev[0], prev[1]))
-        prev = (month, value) if value > 0 else prev
+    prev: int | None = None
+    for i, v in enumerate(values):
+        if v <= 0:
+            continue
+        if prev is not None and max(v / values[prev], values[prev] / v) > MAX_STEP_RATIO:
+            out.append((i, prev))
+        prev = i
     return out
+
+
+def breaks(totals: Iterable[tuple[date, float]]) -> list[tuple[date, float, date, float]]:
+    """(month, its value, the month before, its value) for each ``jumps`` of ``totals`` (ordered by month)."""
+    t = list(totals)
+    return [(t[i][0], t[i][1], t[j][0], t[j][1]) for i, j in jumps([v for _, v in t])]
+
+
+def usage_breaks(rows: Iterable[dict[str, Any]], leave_out: Collection[date] = ()
+                 ) -> list[tuple[date, float, date, float]]:
+    """``breaks`` of the monthly core-hours of ``rows`` (``month``, ``core_hours``: one per month and department,
+    as the usage page reads them), the months in ``leave_out`` (part months, low for another reason) left out."""
+    totals: dict[date, float] = {}
+    for r in rows:
+        if r["month"] not in leave_out:
+            totals[r["month"]] = totals.get(r["month"], 0.0) + float(r["core_hours"] or 0.0)
+    return breaks(sorted(totals.items()))

@@ -26,7 +26,7 @@ from django.views.decorators.http import require_POST
 from forecasts.accounting.models import Cluster, Department, Identity, IdentityMapping, Project, UsageMonthly
 from forecasts.accounting.org import mappings_import_csv, usage_reattribute
 from forecasts.usage import selectors
-from forecasts.usage.breaks import breaks
+from forecasts.usage.breaks import usage_breaks
 from forecasts.usage.charts import usage_figure
 from forecasts.usage.selectors import partial_months, usage_monthly_by_department
 from planner.roles import ADMIN, PLANNER, role_of, sees_everything, visible_department_ids
@@ -137,16 +137,12 @@ def usage(request: HttpRequest) -> HttpResponse:
         d["jobs"] += r["jobs"] or 0
     kpis = usage_kpis(filters)
     table = sorted(by_department.values(), key=lambda d: -d["core_hours"])
-    apart = {p[0] for p in partials} | {m for m, _ in first_parts}  # part months are low for another reason
-    totals: dict[Any, float] = {}
-    for r in rows:
-        if r["month"] not in apart:
-            totals[r["month"]] = totals.get(r["month"], 0.0) + (r["core_hours"] or 0.0)
     for d in table:
         d["share"] = d["core_hours"] / kpis["core_hours"] if kpis["core_hours"] else 0
     return render(request, "usage/usage.html", {
         "figure": figure, "partial": partial, "earlier_partials": partials[:-1], "first_parts": first_parts,
-        "breaks": breaks(sorted(totals.items())),
+        # part months are low for another reason: left out
+        "breaks": usage_breaks(rows, {p[0] for p in partials} | {m for m, _ in first_parts}),
         "kpis": kpis, "table": table,
         "filters": filters,
         "query": _query_string(request),

@@ -98,7 +98,7 @@ def gather_facts(*, design: Design, cluster: Cluster | None = None, start: date 
     facts["sequencer_plan"] = _plan(refs, plan, links.get("sequencer_plan"))
     ev = design_latest_evaluation(design) or design_evaluate(design=design)
     facts["design"] = _design(refs, design, ev)
-    facts["benchmarks"] = _benchmarks(refs, design, ev)
+    facts["benchmarks"] = _benchmarks(refs, design, ev, applies=bool(facts["design"]["genomics"]))
     facts["queue_waits"] = queue_wait_facts(design, refs)
     facts["chance"] = chance_facts(design, ev, refs)
     facts["references"] = refs
@@ -339,6 +339,7 @@ def _design(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation) ->
         "reference_core_ghz": float((sc.get("reference_core") or {}).get("clock_ghz", 3.5)),
     }
     storage_free = compute_only({"evaluation": {"years": years}})
+    genomics = genomics_applies(years)
     ref_core = sc.get("reference_core") or {}
     core_note = f"{ref_core['note']} " if ref_core.get("note") else ""
     assumptions = [
@@ -362,7 +363,8 @@ def _design(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation) ->
         "evaluation": {k: result[k] for k in ("capex_usd", "opex_usd", "tco_usd", "npv_usd", "feasible",
                                               "failures", "years")},
         # the genomics model's derivations (arch factors, tiers) only where a year checks or asks for genomes
-        "derivations": (result.get("derivations") or {}) if genomics_applies(years) else {}, "configuration": conf,
+        "genomics": genomics, "derivations": (result.get("derivations") or {}) if genomics else {},
+        "configuration": conf,
         "node_types": [{**{k: nodes_by_name[n][k] for k in ("name", "sockets", "cores_per_node", "cpu_model",
                                                           "base_clock_ghz", "memory_gb")}, "count": c}
                        for n, c in counts.items() if n in nodes_by_name],
@@ -398,13 +400,14 @@ def _active_node_counts(sc: dict[str, Any], year: int, nodes: dict[str, Any]) ->
     return counts
 
 
-def _benchmarks(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation | None) -> dict[str, Any]:
+def _benchmarks(refs: list[dict[str, str]], design: Design, ev: DesignEvaluation | None, *,
+                applies: bool) -> dict[str, Any]:
     """Per-genome CPU and wall hours of the design's pipeline: every measured configuration, then
     the design's own node types on its pipeline storage (derived by the cost model, with its rule)."""
     from planner.hardware.models import Benchmark
 
     pipeline = design.scenario.get("pipeline") or DEFAULT_PIPELINE
-    if ev is not None and not genomics_applies(ev.result.get("years")):
+    if not applies:
         # no year checks genomes/day or asks for genomes: the pipeline's benchmarks answer no question of this design
         return {"pipeline": pipeline, "rows": [], "comparisons": [], "applies": False}
     catalog = catalog_from_db()

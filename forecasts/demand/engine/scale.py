@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from forecasts.usage.breaks import MAX_STEP_RATIO  # a larger factor between consecutive values is a break
+from forecasts.usage.breaks import MAX_STEP_RATIO, jumps  # the break rule, shared with the usage page
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -48,14 +48,13 @@ def choose_log(y: FloatArray, season_length: int = 1, log: bool | None = None) -
         return bool(log), "log scale forced by the caller" if log else "original scale forced by the caller"
     if np.any(y <= 0):
         return False, "original scale: the series has values <= 0"
-    if y.size >= 2:
-        ratio = y[1:] / y[:-1]
-        i = int(np.argmax(np.maximum(ratio, 1.0 / ratio)))
-        if max(ratio[i], 1.0 / ratio[i]) > MAX_STEP_RATIO:
-            which = "the last value" if i + 2 == y.size else f"value {i + 2} of {y.size}"
-            return False, (f"original scale: {which} is {ratio[i]:.3g} times the one before (a break of more than "
-                           f"x{MAX_STEP_RATIO:g} in one period, e.g. a department gone or logs missing, not "
-                           "multiplicative growth)")
+    found = jumps(y.tolist())
+    if found:
+        i, j = max(found, key=lambda p: max(y[p[0]] / y[p[1]], y[p[1]] / y[p[0]]))  # the largest
+        which = "the last value" if i + 1 == y.size else f"value {i + 1} of {y.size}"
+        return False, (f"original scale: {which} is {y[i] / y[j]:.3g} times the one before (a break of more than "
+                       f"x{MAX_STEP_RATIO:g} in one period, e.g. a department gone or logs missing, not "
+                       "multiplicative growth)")
     p = max(2, season_length)
     nb = y.size // p
     if nb < MIN_BLOCKS:
