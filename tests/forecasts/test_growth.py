@@ -152,6 +152,17 @@ def test_selection_takes_logs_for_multiplicative_exponential_growth() -> None:
     assert picks.count("linear") >= 7, picks
 
 
+def test_a_break_of_two_orders_of_magnitude_keeps_the_series_on_its_own_scale() -> None:
+    # exponential growth that the log rule takes, then a last month at a thousandth: logs missing, not growth
+    y = 1e6 * np.exp(0.05 * T60 + np.random.default_rng(3).normal(0, 0.03, 60))
+    assert forecast_series(y, start=date(2010, 1, 1), horizon=12).log
+    y[-1] = y[-2] / 1000
+    fc = forecast_series(y, start=date(2010, 1, 1), horizon=12)
+    assert not fc.log
+    assert "x100" in fc.log_reason and "break" in fc.log_reason
+    assert not any(r.log for r in fit_series(T60, y))
+
+
 def test_selection_picks_logistic_for_a_saturating_s_curve() -> None:
     rng = np.random.default_rng(13)
     y = 1000 / (1 + np.exp(-0.2 * (T60 - 25))) + rng.normal(0, 8, 60)

@@ -5,7 +5,9 @@ Pipeline of ``forecast_series``:
 1. Working scale.  ``log=None`` chooses the log transform automatically by this rule: all values
    positive, at least 5 of them, and the better (by AICc) of a straight line and a quadratic in
    t fitted to log(y), with the Jacobian correction 2 * sum(log y) added, beats the better of
-   the two fitted to y by more than 2 AICc units.  ``log=True/False`` forces it.  Values are then
+   the two fitted to y by more than 2 AICc units, and no value more than 100 times, or less than a
+   hundredth of, the one before (a break, not growth: ``forecasts.usage.breaks``).
+   ``log=True/False`` forces it.  Values are then
    divided by their largest magnitude so every optimiser sees numbers of order one.
 2. Every requested family is fitted to all finite values (``families.py``).
 3. Rolling-origin backtest (``backtest.py``): each family is refitted from each origin and
@@ -32,6 +34,8 @@ from datetime import date
 
 import numpy as np
 
+from forecasts.usage.breaks import MAX_STEP_RATIO, jumps
+
 from .backtest import BacktestAccumulator, naive_scale, plan_backtest
 from .calendar import PERIODS_PER_YEAR, check_frequency, period_dates
 from .families import ALL_FAMILIES, FitError, FloatArray, ModelFit, aicc_from_sse
@@ -55,6 +59,9 @@ def choose_log(t: FloatArray, y: FloatArray, log: bool | None = None) -> tuple[b
         return False, "raw scale: series has values <= 0"
     if y.size < 5:
         return False, "raw scale: fewer than 5 values"
+    if jumps(y.tolist()):  # the engine's break rule (forecasts.demand.engine.scale), shared with the usage page
+        return False, (f"raw scale: a value jumps more than x{MAX_STEP_RATIO:g} against the one before (a break, "
+                       "not multiplicative growth)")
     ly = np.log(y)
     raw = _poly_aicc(t, y)
     lg = _poly_aicc(t, ly) + 2 * float(ly.sum())
