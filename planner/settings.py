@@ -293,7 +293,7 @@ import logging as _logging  # noqa: E402
 _logging.getLogger("xmlschema").setLevel(_logging.WARNING)  # pysaml2's schema loader: "already loaded" at INFO
 
 AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",  # first: refuses locked-out accounts and addresses
+    "planner.access.throttle.ThrottleBackend",  # first: refuses locked-out accounts and addresses
     *(["planner.access.backends.OIDCBackend"] if OIDC_ENABLED else []),
     *(["planner.access.ldap_backend.PlannerLDAPBackend"] if LDAP_ENABLED else []),
     *(["planner.access.saml_backend.PlannerSaml2Backend"] if SAML_ENABLED else []),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from axes.backends import AxesStandaloneBackend
+from axes.exceptions import AxesBackendPermissionDenied
 from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_username
 from axes.models import AccessAttempt
@@ -39,6 +41,24 @@ def client_username(request: HttpRequest, credentials: dict[str, Any] | None = N
     if username is None:
         return None
     return str(username)[: AccessAttempt._meta.get_field("username").max_length]
+
+
+REFUSED = "planner_sign_in_refused"  # request attribute: the throttle refused it, no password was checked
+
+
+class ThrottleBackend(AxesStandaloneBackend):
+    """django-axes' first backend, which refuses a locked-out account or address before any password is checked,
+    marking the request it refused (``REFUSED``) so that the audit trail records a refused sign-in, not a wrong
+    password: with axes' defaults such an attempt is still counted (and extends the lock), and nothing on the
+    request told the two apart."""
+
+    def authenticate(self, request: HttpRequest | None, username: str | None = None, password: str | None = None,
+                     **kwargs: Any) -> None:
+        try:
+            super().authenticate(request, username, password, **kwargs)
+        except AxesBackendPermissionDenied:
+            setattr(request, REFUSED, True)
+            raise
 
 
 class ThrottleHandler(AxesDatabaseHandler):

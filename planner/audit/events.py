@@ -1,4 +1,5 @@
-"""Events on the audit trail besides model changes: sign-ins, failed sign-ins, optimiser runs, report and statement
+"""Events on the audit trail besides model changes: sign-ins, failed sign-ins, sign-ins refused while locked out,
+optimiser runs, report and statement
 downloads, chargeback statement computations (who ran and downloaded what).
 
 Each is a django-auditlog ``LogEntry`` with the action ACCESS and ``additional_data = {"event": KIND, "detail":
@@ -18,6 +19,7 @@ from django.contrib.contenttypes.models import ContentType
 EVENTS = {
     "sign-in": "signed in",
     "failed sign-in": "sign-in failed",
+    "refused sign-in": "sign-in refused",  # locked out (django-axes): the password was not checked
     "optimiser run": "started",
     "report download": "downloaded",
     "statement download": "downloaded",

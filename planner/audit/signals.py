@@ -1,5 +1,6 @@
-"""The signals that write audit events (planner.audit.events): sign-ins and failed sign-ins (Django's auth signals)
-and optimiser runs (an OptimizerRun created by the page, the API or a service-level plan). Wired at start-up."""
+"""The signals that write audit events (planner.audit.events): sign-ins, failed and refused sign-ins (Django's auth
+signals) and optimiser runs (an OptimizerRun created by the page, the API or a service-level plan).
+Wired at start-up."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_logged_in, user_login_failed
 
+from planner.access.throttle import REFUSED
 from planner.audit.events import USERNAME_CHARS, record_event
 
 BACKEND_WORDS = (("oidc", "single sign-on (OIDC)"), ("saml", "single sign-on (SAML)"), ("ldap", "LDAP password"))
@@ -24,8 +26,11 @@ def _sign_in_failed(sender: Any, credentials: dict[str, Any], request: Any = Non
     field = str(user_model.USERNAME_FIELD)
     username = str(credentials.get(field) or credentials.get("username") or "")[:USERNAME_CHARS]
     known = user_model._default_manager.filter(**{field: username}).first() if username else None
-    record_event("failed sign-in", obj=known, model=user_model, object_repr=username or "(no username)",
-                 request=request, detail={"username": username, "account": "exists" if known else "no such user"})
+    detail = {"username": username, "account": "exists" if known else "no such user"}
+    if getattr(request, REFUSED, False):  # the throttle refused it (planner.access.throttle.ThrottleBackend)
+        detail["why"] = "locked out after too many failed sign-ins: the password was not checked"
+    record_event("refused sign-in" if "why" in detail else "failed sign-in", obj=known, model=user_model,
+                 object_repr=username or "(no username)", request=request, detail=detail)
 
 
 def _optimiser_run_created(sender: Any, instance: Any, created: bool, raw: bool = False, **kwargs: Any) -> None:

@@ -129,7 +129,7 @@ def ldap_on(slapd: str) -> Iterator[str]:
         AUTH_LDAP_USER_ATTR_MAP={"first_name": "givenName", "last_name": "sn", "email": "mail"},
         AUTH_LDAP_GROUP_SEARCH=LDAPSearch(f"ou=groups,{BASE}", ldap.SCOPE_SUBTREE, "(objectClass=groupOfNames)"),
         AUTH_LDAP_GROUP_TYPE=GroupOfNamesType(), AUTH_LDAP_CACHE_TIMEOUT=0,
-        AUTHENTICATION_BACKENDS=["axes.backends.AxesStandaloneBackend",
+        AUTHENTICATION_BACKENDS=["planner.access.throttle.ThrottleBackend",
                                  "planner.access.ldap_backend.PlannerLDAPBackend",
                                  "django.contrib.auth.backends.ModelBackend"],
     ):

@@ -64,7 +64,7 @@ def oidc_on(provider: Provider) -> Iterator[None]:
         OIDC_OP_AUTHORIZATION_ENDPOINT=f"{provider.url}/o/authorize/",
         OIDC_OP_TOKEN_ENDPOINT=f"{provider.url}/o/token/", OIDC_OP_USER_ENDPOINT=f"{provider.url}/o/userinfo/",
         OIDC_OP_JWKS_ENDPOINT=f"{provider.url}/o/.well-known/jwks.json",
-        AUTHENTICATION_BACKENDS=["axes.backends.AxesStandaloneBackend", "planner.access.backends.OIDCBackend",
+        AUTHENTICATION_BACKENDS=["planner.access.throttle.ThrottleBackend", "planner.access.backends.OIDCBackend",
                                  "django.contrib.auth.backends.ModelBackend"],
     ):
         yield

@@ -105,7 +105,7 @@ def saml_on(idp: IdP, live_server: Any, sp_key: tuple[Path, Path]) -> Iterator[N
     with override_settings(
         SAML_ENABLED=True, SAML_IDP_METADATA_URL=f"{idp.url}/metadata", SAML_SP_KEY_FILE=str(key),
         SAML_SP_CERT_FILE=str(cert), SAML_WANT_RESPONSE_SIGNED=True,
-        AUTHENTICATION_BACKENDS=["axes.backends.AxesStandaloneBackend",
+        AUTHENTICATION_BACKENDS=["planner.access.throttle.ThrottleBackend",
                                  "planner.access.saml_backend.PlannerSaml2Backend",
                                  "django.contrib.auth.backends.ModelBackend"],
     ):

@@ -50,6 +50,26 @@ def test_sign_ins_and_failed_sign_ins_through_the_form_are_on_the_audit_page(pla
     assert "<td>sign-in</td>" in admin.get("/audit/").content.decode()
 
 
+def test_attempts_refused_while_locked_out_are_not_recorded_as_wrong_passwords(planner_user: Any, admin_user: Any,
+                                                                               settings: Any) -> None:
+    """Once the account is locked, axes refuses before any password is checked: the right password typed then is a
+    refused sign-in, not a failed one, or the audit trail would say the owner's own password was wrong."""
+    visitor = Client(REMOTE_ADDR="10.9.8.7")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        visitor.post("/accounts/login/", {"username": "pat-planner", "password": "wrong"})
+    locked = Client(REMOTE_ADDR="10.1.1.1").post("/accounts/login/",
+                                                  {"username": "pat-planner", "password": "pw-pat-planner"})
+    assert locked.status_code == 429
+    admin = login(Client(), admin_user)
+    failed = [r for r in _csv(admin, "kind=failed+sign-in") if r["field"] == "username"]
+    assert [(r["address"], r["action"]) for r in failed] == [("10.9.8.7", "sign-in failed")] * 5  # the limit's
+    refused = _csv(admin, "kind=refused+sign-in")
+    assert {(r["address"], r["object"], r["action"]) for r in refused} == {("10.1.1.1", "pat-planner",
+                                                                           "sign-in refused")}
+    assert any("password was not checked" in r["after"] for r in refused)
+    assert "sign-in refused" in admin.get("/audit/?action=sign-in+refused").content.decode()
+
+
 def test_an_optimiser_run_started_on_the_design_page_names_who_and_which_design(planner_user: Any,
                                                                                  admin_user: Any) -> None:
     from tests.planner.designs_data import load_catalog_and_designs
