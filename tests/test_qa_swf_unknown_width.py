@@ -88,3 +88,24 @@ def test_the_kth_job_without_a_processor_count_is_not_a_one_core_job(tmp_path: P
     assert report["shape"]["unknown_width"]["jobs"] == 1
     assert report["shape"]["single_core"]["jobs"] == one_core
     assert sum(r["jobs"] for r in report["job_size"]) == len(sample) - 1
+
+
+def test_a_trace_with_more_processors_than_nodes_gives_no_node_count_and_no_one_node_share(
+        tmp_path: Path, departments: Any, client: Any, planner_user: Any) -> None:
+    """SWF counts processors; with MaxNodes below MaxProcs a job's nodes are unknown (stored as 0). Such jobs were
+    counted as one-node jobs, so a trace of 64-processor jobs showed every job 'on one node'."""
+    path = tmp_path / "smp.swf"
+    path.write_text(HEADER.replace("MaxNodes: 100", "MaxNodes: 25") + "\n".join(LINES) + "\n")
+    _ingest(path)
+    assert set(Job.objects.values_list("nodes", flat=True)) == {0}
+    report = _report()
+    assert report["shape"]["single_node"]["jobs"] == 0  # was 2: the 1-core and the 4-core job
+    assert report["shape"]["unknown_nodes"]["jobs"] == 2  # the job of unknown width is counted apart already
+    assert report["shape"]["unknown_width"]["jobs"] == 1
+    login(client, planner_user)
+    page = client.get("/usage/workload/?cluster=sp2").content.decode()
+    assert "2 jobs (67%, 100% of core-hours) with no node count in the log" in page
+    assert "of jobs on one node: the log gives no node count" in page
+    out = io.StringIO()
+    call_command("workload_report", "--cluster", "sp2", stdout=io.StringIO(), stderr=out)
+    assert "unknown node count (not in the log): 2 jobs" in out.getvalue()

@@ -26,7 +26,7 @@ from datetime import date, datetime, timedelta
 
 # --- Dimensions and bucket edges --------------------------------------------------------------
 
-DIM_SIZE = 1  # cores bucket; flag = single node
+DIM_SIZE = 1  # cores bucket; flag 1 = single node, 2 = node count unknown, 0 = several nodes
 DIM_RUNTIME = 2  # run time bucket
 DIM_CORE_HOURS = 3  # core-hours per job bucket
 DIM_REQUEST = 4  # requested wall time bucket; flag = ran under a day

@@ -233,6 +233,7 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
     size = agg(DIM_SIZE)
     unknown_width = size.pop((UNKNOWN, 0), [0.0] * 5)  # no core count in the log: neither 1-core nor 1-node
     single_node = [sum(v[i] for (b, f), v in size.items() if f == 1) for i in (0, 1)]
+    unknown_nodes = [sum(v[i] for (b, f), v in size.items() if f == 2) for i in (0, 1)]  # neither one nor several
     single_core = [sum(v[i] for (b, f), v in size.items() if b == 0) for i in (0, 1)]
     under10 = [sum(v[i] for (b, _), v in rt_hist.items() if b < TEN_MINUTES_BUCKET) for i in (0, 1)]
     under24 = [sum(v[i] for (b, _), v in rt_hist.items() if b < DAY_BUCKET) for i in (0, 1)]
@@ -243,7 +244,7 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
 
     shape = {"single_node": pair(single_node), "single_core": pair(single_core),
              "under_10_minutes": pair(under10), "under_24_hours": pair(under24),
-             "unknown_width": pair(unknown_width[:2])}
+             "unknown_width": pair(unknown_width[:2]), "unknown_nodes": pair(unknown_nodes)}
 
     # --- Histograms -----------------------------------------------------------------------------
     size_by_b: dict[int, list[float]] = defaultdict(lambda: [0.0] * 5)

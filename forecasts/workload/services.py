@@ -54,7 +54,9 @@ shape_src AS (
         -- a job whose log gives no core count (SWF's -1, stored as 0 cores) is of unknown width: not a 1-core job
         CASE WHEN j.cores > 0 THEN width_bucket((j.cores - 1)::float8, {sql_array(CORE_EDGES)}) ELSE {UNKNOWN} END
             AS size_b,
-        (j.nodes <= 1 AND j.cores > 0)::int AS single,
+        -- 1: one node; 2: the log gives no node count (nodes 0: an SWF trace with more processors than nodes);
+        -- 0: several nodes, or unknown width (no core count: counted apart by its bucket)
+        CASE WHEN j.cores <= 0 THEN 0 WHEN j.nodes = 1 THEN 1 WHEN j.nodes <= 0 THEN 2 ELSE 0 END AS single,
         width_bucket(j.wall_s, {_T}) AS rt_b,
         width_bucket(j.core_hours, {sql_array(CORE_HOUR_EDGES)}) AS ch_b,
         CASE WHEN j.req_walltime_s > 0 THEN width_bucket(j.req_walltime_s::float8, {_T}) ELSE {UNKNOWN} END

@@ -54,6 +54,10 @@ def workload_facts(*, report: dict[str, Any] | None, refs: list[str]) -> dict[st
     shape = [{"label": labels[k], "jobs_share": v.get("jobs_share") or 0.0,
               "core_hours_share": v.get("core_hours_share") or 0.0}
              for k, v in (report.get("shape") or {}).items() if k in labels]
+    unknown_nodes = ((report.get("shape") or {}).get("unknown_nodes") or {}).get("jobs_share") or 0.0
+    if unknown_nodes:  # the log gives no node count for these: the one-node share is a lower bound
+        shape = [dict(s, label=f"{s['label']} (node count unknown for {unknown_nodes * 100:.0f}% of jobs)")
+                 if s["label"] == labels["single_node"] else s for s in shape]
     parts = [f"{s['jobs_share'] * 100:.0f}% of jobs ran {s['label']} ({s['core_hours_share'] * 100:.0f}% of "
              f"core-hours)" for s in shape]
     narrative = (f"Over the period {t1['jobs']:,} jobs used {t1['core_hours']:,.0f} core-hours: a mean of "

@@ -58,6 +58,11 @@ class Command(BaseCommand):
                         self.stderr.write(f"  unknown width (no core count in the log): {v['jobs']:,} jobs, "
                                           "left out of job size; 0 core-hours")
                     continue
+                if key == "unknown_nodes":
+                    if v["jobs"]:
+                        self.stderr.write(f"  unknown node count (not in the log): {v['jobs']:,} jobs, "
+                                          "left out of single_node")
+                    continue
                 self.stderr.write(f"  {key}: {100 * (v['jobs_share'] or 0):.1f}% of jobs, "
                                   f"{100 * (v['core_hours_share'] or 0):.1f}% of core-hours")
         self.stdout.write(json.dumps(report, default=str))
