@@ -106,6 +106,8 @@ def test_a_trace_with_more_processors_than_nodes_gives_no_node_count_and_no_one_
     page = client.get("/usage/workload/?cluster=sp2").content.decode()
     assert "2 jobs (67%, 100% of core-hours) with no node count in the log" in page
     assert "of jobs on one node: the log gives no node count" in page
+    assert "– (no node count in the log)" in page  # the shape table's row, not "0%"
+    assert "<td class=\"num\">2 / – / 0</td>" in page  # wall / node / wait hours: node hours unknown, not 0
     out = io.StringIO()
     call_command("workload_report", "--cluster", "sp2", stdout=io.StringIO(), stderr=out)
     assert "unknown node count (not in the log): 2 jobs" in out.getvalue()
