@@ -229,14 +229,22 @@ class ForecastFit(models.Model):
     @property
     def storage_caveat(self) -> str | None:
         """A storage series whose file systems were first scanned in different months starts when every one had
-        been (forecasts.demand.storage_series): the months before are left out, and this says so."""
+        been (forecasts.demand.storage_series): the months before are left out, and this says so; and months with
+        no scan carry the last scans forward, which this counts."""
         left = (self.result or {}).get("storage_left_out")
-        if not left:
-            return None
-        later = ", ".join(f"{f['name']} first scanned {f['first_scan_month'][:7]}" for f in left["filesystems"])
-        return (f"Storage history starts {left['start'][:7]}, when every file system had been scanned ({later}); "
-                f"the months from {left['from'][:7]} are left out: there the sum lacked those file systems, and "
-                f"each one's first scan would have entered as a jump from 0 that is not growth.")
+        carried = (self.result or {}).get("storage_carried")
+        notes = []
+        if left:
+            later = ", ".join(f"{f['name']} first scanned {f['first_scan_month'][:7]}" for f in left["filesystems"])
+            notes.append(f"Storage history starts {left['start'][:7]}, when every file system had been scanned "
+                         f"({later}); the months from {left['from'][:7]} are left out: there the sum lacked those "
+                         f"file systems, and each one's first scan would have entered as a jump from 0 that is not "
+                         f"growth.")
+        if carried:
+            notes.append(f"{carried['carried']} of the {carried['months']} months had no scan of any file system: "
+                         f"their value is the last scans' carried forward. Scanning monthly gives the fit a "
+                         f"figure for every month.")
+        return " ".join(notes) or None
 
     @cached_property  # two queries; the pages read it twice (whether, then what); a list primes it (below)
     def logs_caveat(self) -> str | None:

@@ -32,7 +32,7 @@ from forecasts.demand.engine.legacy import growth_rate_result, legacy_result
 from forecasts.demand.growth import ALL_FAMILIES, add_months, fit_series
 from forecasts.demand.horizon import HORIZON_MONTHS_DEFAULT
 from forecasts.demand.models import ExternalSeries, ForecastFit
-from forecasts.demand.storage_series import storage_points
+from forecasts.demand.storage_series import carried_months, storage_points
 from forecasts.units import PERIOD_UNITS, YEAR_AGGREGATE
 from forecasts.usage.cache import rollup_cached
 
@@ -92,6 +92,7 @@ class MonthlySeries:
     first_part_value: float | None = None
     logs_start: Any = None
     storage_left_out: dict[str, Any] | None = None  # storage months before every file system was scanned
+    storage_carried: dict[str, int] | None = None  # storage months with no scan (carried forward)
 
     @property
     def through(self) -> date:
@@ -152,9 +153,9 @@ def storage_snapshot_model() -> Any:
         return None
 
 
-def _storage_points(spec: SeriesSpec) -> tuple[dict[date, float], dict[str, Any] | None]:
-    """PB held per month over every file system, from the month each has been scanned (``storage_points``), and
-    the months left out before it."""
+def _storage_points(spec: SeriesSpec) -> tuple[dict[date, float], dict[str, Any] | None, set[date]]:
+    """PB held per month over every file system, from the month each has been scanned (``storage_points``), the
+    months left out before it, and the days scanned (for ``carried_months``)."""
     model = storage_snapshot_model()
     if model is None:
         raise SeriesError(NO_STORAGE)
@@ -164,19 +165,20 @@ def _storage_points(spec: SeriesSpec) -> tuple[dict[date, float], dict[str, Any]
     snaps = model.objects.all()
     if "status" in {f.name for f in model._meta.get_fields()}:
         snaps = snaps.filter(status="completed")
-    rows = snaps.order_by("taken_on", "pk").values_list("filesystem__name", "taken_on", "bytes_total")
-    points, left_out = storage_points((fs, day.date() if hasattr(day, "date") else day, total)
-                                      for fs, day, total in rows)
+    rows = [(fs, day.date() if hasattr(day, "date") else day, total) for fs, day, total in
+            snaps.order_by("taken_on", "pk").values_list("filesystem__name", "taken_on", "bytes_total")]
+    points, left_out = storage_points(rows)
     if not points:
         raise SeriesError(NO_STORAGE)
-    return points, left_out
+    return points, left_out, {day for _, day, _ in rows}
 
 
 def monthly_series(spec: SeriesSpec, *, through: date | None = None) -> MonthlySeries:
     """The monthly series of ``spec``, optionally cut at ``through`` (a month, inclusive)."""
     storage_left_out = None
+    scanned: set[date] = set()
     if spec.metric == "storage_pb":
-        points, storage_left_out = _storage_points(spec)
+        points, storage_left_out, scanned = _storage_points(spec)
         fill = float("nan")
     else:
         rows = _usage_rows(spec)
@@ -203,7 +205,10 @@ def monthly_series(spec: SeriesSpec, *, through: date | None = None) -> MonthlyS
                           "python manage.py ingest_accounting --format FORMAT --cluster NAME PATH")
     series.units = UNITS[spec.metric]
     series.storage_left_out = storage_left_out
-    if spec.metric != "storage_pb":
+    if spec.metric == "storage_pb":
+        series.storage_carried = carried_months(scanned, (add_months(series.start, i)
+                                                          for i in range(len(series.values))))
+    else:
         _drop_partial_month(series, logs_partial_month(spec.cluster))
         _drop_first_part_month(series, logs_first_part_months([spec.cluster.pk] if spec.cluster else None))
     return series
@@ -378,6 +383,8 @@ def forecast_fit_create(
                                        "logs_start": series.logs_start.isoformat() if series.logs_start else None}
     if series.storage_left_out is not None:
         result["storage_left_out"] = series.storage_left_out
+    if series.storage_carried is not None:
+        result["storage_carried"] = series.storage_carried
     return _fit_record(
         result, start=series.start, values=series.values, frequency="M", units=series.units, options=options,
         seconds=seconds, metric=spec.metric, cluster=spec.cluster, department=spec.department,

@@ -5,6 +5,9 @@ scan; the series is their sum, from the month **every file system with a scan ha
 month the sum leaves a file system out, and its first scan would enter the series as a step from 0 that is not
 growth (its data was there, only not scanned yet): a fit would read the step as demand. The months left out,
 and the file systems scanned later than the first, are returned so the fit can say so.
+
+``carried_months`` counts the series' months in which no file system was scanned: their value is the last scans'
+carried forward, so a series scanned quarterly moves in steps; the fit says how many.
 """
 
 from __future__ import annotations
@@ -43,3 +46,12 @@ def storage_points(scans: Iterable[tuple[str, date, float]]) -> tuple[dict[date,
     later = sorted((m, fs) for fs, m in firsts.items() if m > earliest)
     return points, {"from": earliest.isoformat(), "start": start.isoformat(),
                     "filesystems": [{"name": fs, "first_scan_month": m.isoformat()} for m, fs in later]}
+
+
+def carried_months(scanned: Iterable[date], months: Iterable[date]) -> dict[str, int] | None:
+    """``{"months", "carried"}``: of the series' ``months``, how many no file system was scanned in (``scanned``:
+    the days of the scans; those months' values are earlier scans carried forward); None when every month had one."""
+    seen = {day.replace(day=1) for day in scanned}
+    months = list(months)
+    carried = sum(1 for m in months if m not in seen)
+    return {"months": len(months), "carried": carried} if carried else None
