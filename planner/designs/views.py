@@ -128,10 +128,8 @@ def design_list(request: HttpRequest) -> HttpResponse:
     for d in designs:
         ev = latest.get(d.pk)
         peak = None
-        if ev:
-            years = ev.result["years"]
-            best = max(years, key=lambda y: y["genomes_per_day_capacity"] or 0)
-            peak = best
+        if ev and genomics_applies(ev.result["years"]):  # a cluster's compute and storage: no per-genome figures
+            peak = max(ev.result["years"], key=lambda y: y["genomes_per_day_capacity"] or 0)
         rows.append({"design": d, "ev": ev, "peak": peak, "runs": d.run_count})
     return render(request, "designs/list.html", {"rows": rows})
 

@@ -258,3 +258,10 @@ def test_a_design_without_genomics_lists_no_genomics_derivations(client: Any, pl
     assert page.status_code == 200 and "Where these numbers come from" in html
     card = html.split("Where these numbers come from")[1].split("</section>")[0]
     assert 'id="compute-rule"' in card and "arch factor" not in card and "tier:" not in card
+    # the list shows no per-genome figures for it either ("peak genomes/day 25 (2020)", "$60" a genome before)
+    rows = client.get("/designs/").content.decode().split("<tr>")
+    row = next(r for r in rows if "narrow, compute only" in r)
+    cells = row.split('<td class="num">')
+    assert cells[3].startswith('<span class="muted">–</span>') and cells[4].startswith("</td>")
+    narrow_row = next(r for r in rows if designs["narrow"].name in r and "compute only" not in r)
+    assert '<span class="muted">–</span>' not in narrow_row.split('<td class="num">')[3]
