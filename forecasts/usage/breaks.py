@@ -30,6 +30,18 @@ def jumps(values: Sequence[float]) -> list[tuple[int, int]]:
     return out
 
 
+def break_reason(values: Sequence[float]) -> str | None:
+    """The largest of ``jumps`` in words, for a scale rule's reason ("the last value is 0.000576 times the one
+    before (a break ...)"); None when there is none."""
+    found = jumps(values)
+    if not found:
+        return None
+    i, j = max(found, key=lambda p: max(values[p[0]] / values[p[1]], values[p[1]] / values[p[0]]))
+    which = "the last value" if i + 1 == len(values) else f"value {i + 1} of {len(values)}"
+    return (f"{which} is {values[i] / values[j]:.3g} times the one before (a break of more than x{MAX_STEP_RATIO:g} "
+            "in one period, e.g. a department gone or logs missing, not multiplicative growth)")
+
+
 def breaks(totals: Iterable[tuple[date, float]]) -> list[tuple[date, float, date, float]]:
     """(month, its value, the month before, its value) for each ``jumps`` of ``totals`` (ordered by month)."""
     t = list(totals)

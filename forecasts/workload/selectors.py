@@ -245,6 +245,8 @@ def workload_report(*, user: Any = None, cluster: str | None = None, start: date
     shape = {"single_node": pair(single_node), "single_core": pair(single_core),
              "under_10_minutes": pair(under10), "under_24_hours": pair(under24),
              "unknown_width": pair(unknown_width[:2]), "unknown_nodes": pair(unknown_nodes)}
+    # no job's node count is known (an SWF trace with more processors than nodes): a one-node share of 0 would mislead
+    shape["single_node"]["unknown"] = bool(unknown_nodes[0]) and not single_node[0]
 
     # --- Histograms -----------------------------------------------------------------------------
     size_by_b: dict[int, list[float]] = defaultdict(lambda: [0.0] * 5)

@@ -27,9 +27,10 @@ def _sign_in_failed(sender: Any, credentials: dict[str, Any], request: Any = Non
     username = str(credentials.get(field) or credentials.get("username") or "")[:USERNAME_CHARS]
     known = user_model._default_manager.filter(**{field: username}).first() if username else None
     detail = {"username": username, "account": "exists" if known else "no such user"}
-    if getattr(request, REFUSED, False):  # the throttle refused it (planner.access.throttle.ThrottleBackend)
+    refused = getattr(request, REFUSED, False)  # the throttle refused it (planner.access.throttle.ThrottleBackend)
+    if refused:
         detail["why"] = "locked out after too many failed sign-ins: the password was not checked"
-    record_event("refused sign-in" if "why" in detail else "failed sign-in", obj=known, model=user_model,
+    record_event("refused sign-in" if refused else "failed sign-in", obj=known, model=user_model,
                  object_repr=username or "(no username)", request=request, detail=detail)
 
 

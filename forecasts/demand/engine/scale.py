@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from forecasts.usage.breaks import MAX_STEP_RATIO, jumps  # the break rule, shared with the usage page
+from forecasts.usage.breaks import break_reason  # the break rule, shared with the usage page
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -48,13 +48,9 @@ def choose_log(y: FloatArray, season_length: int = 1, log: bool | None = None) -
         return bool(log), "log scale forced by the caller" if log else "original scale forced by the caller"
     if np.any(y <= 0):
         return False, "original scale: the series has values <= 0"
-    found = jumps(y.tolist())
-    if found:
-        i, j = max(found, key=lambda p: max(y[p[0]] / y[p[1]], y[p[1]] / y[p[0]]))  # the largest
-        which = "the last value" if i + 1 == y.size else f"value {i + 1} of {y.size}"
-        return False, (f"original scale: {which} is {y[i] / y[j]:.3g} times the one before (a break of more than "
-                       f"x{MAX_STEP_RATIO:g} in one period, e.g. a department gone or logs missing, not "
-                       "multiplicative growth)")
+    jump = break_reason(y.tolist())
+    if jump:
+        return False, f"original scale: {jump}"
     p = max(2, season_length)
     nb = y.size // p
     if nb < MIN_BLOCKS:

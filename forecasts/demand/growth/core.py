@@ -34,7 +34,7 @@ from datetime import date
 
 import numpy as np
 
-from forecasts.usage.breaks import MAX_STEP_RATIO, jumps
+from forecasts.usage.breaks import break_reason
 
 from .backtest import BacktestAccumulator, naive_scale, plan_backtest
 from .calendar import PERIODS_PER_YEAR, check_frequency, period_dates
@@ -59,9 +59,9 @@ def choose_log(t: FloatArray, y: FloatArray, log: bool | None = None) -> tuple[b
         return False, "raw scale: series has values <= 0"
     if y.size < 5:
         return False, "raw scale: fewer than 5 values"
-    if jumps(y.tolist()):  # the engine's break rule (forecasts.demand.engine.scale), shared with the usage page
-        return False, (f"raw scale: a value jumps more than x{MAX_STEP_RATIO:g} against the one before (a break, "
-                       "not multiplicative growth)")
+    jump = break_reason(y.tolist())  # the engine's break rule (forecasts.demand.engine.scale)
+    if jump:
+        return False, f"raw scale: {jump}"
     ly = np.log(y)
     raw = _poly_aicc(t, y)
     lg = _poly_aicc(t, ly) + 2 * float(ly.sum())
